@@ -1,0 +1,1 @@
+//! regroup's client models: streams processes, classic consumers and admin operations that speak the wire.

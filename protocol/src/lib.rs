@@ -1,0 +1,1 @@
+//! regroup's wire: framing, headers, api keys and versions, error codes, messages.

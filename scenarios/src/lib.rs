@@ -1,0 +1,1 @@
+//! The scenario catalogue and the pieces of the `regroup` command.

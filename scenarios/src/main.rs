@@ -1,0 +1,25 @@
+//! `regroup`: the command-line entry point.
+
+use clap::{Parser, Subcommand};
+
+/// A deterministic simulation testbed for Kafka group coordination.
+#[derive(Parser)]
+#[command(name = "regroup", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {}
+
+fn main() {
+    let cli = Cli::parse();
+    match cli.command {
+        None => {
+            println!("regroup {}", env!("CARGO_PKG_VERSION"));
+            println!("no scenarios yet; commands: see `regroup --help`");
+        }
+        Some(command) => match command {},
+    }
+}

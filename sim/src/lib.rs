@@ -1,0 +1,1 @@
+//! regroup's turmoil harness: cluster builder, one seed, faults, observer, invariants, determinism.
