@@ -1,0 +1,4 @@
+//! KIP-1071 streams groups: group and member model, heartbeat handling, reconciliation, topology
+//! configuration and the sticky task assignor.
+
+pub mod assignor;
