@@ -1,0 +1,46 @@
+//! JSON conventions of Kafka's generated JsonConverter that serde does not give for free.
+
+use base64::Engine;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use uuid::Uuid;
+
+/// Kafka's `Uuid.toString()`: the 16 bytes in URL-safe base64 without padding (22 characters).
+pub fn kafka_uuid_string(id: &Uuid) -> String {
+    URL_SAFE_NO_PAD.encode(id.as_bytes())
+}
+
+/// Parses Kafka's `Uuid.toString()` form back.
+pub fn parse_kafka_uuid(s: &str) -> Option<Uuid> {
+    let bytes = URL_SAFE_NO_PAD.decode(s).ok()?;
+    Uuid::from_slice(&bytes).ok()
+}
+
+/// Byte fields are written as standard base64 (Jackson's BinaryNode).
+pub mod base64_bytes {
+    use super::STANDARD;
+    use base64::Engine;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&STANDARD.encode(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let text = String::deserialize(d)?;
+        STANDARD.decode(text).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuid_string_matches_kafka_form() {
+        // Uuid(0x0001020304050607, 0x08090a0b0c0d0e0f).toString() in Kafka is "AAECAwQFBgcICQoLDA0ODw".
+        let id = Uuid::from_bytes([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
+        assert_eq!(kafka_uuid_string(&id), "AAECAwQFBgcICQoLDA0ODw");
+        assert_eq!(parse_kafka_uuid("AAECAwQFBgcICQoLDA0ODw"), Some(id));
+        assert_eq!(parse_kafka_uuid("not a uuid"), None);
+    }
+}

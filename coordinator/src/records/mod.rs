@@ -1,0 +1,145 @@
+//! The records a coordinator shard appends to its `__consumer_offsets` partition. A `None` value is a
+//! tombstone. Replaying the records of a partition in order rebuilds the shard's persistent state, which
+//! is how a coordinator loads after fail-over.
+
+pub mod classic;
+pub mod json;
+pub mod offsets;
+pub mod streams;
+
+use serde_json::{Value, json};
+
+use classic::{GroupMetadataKey, GroupMetadataValue};
+use offsets::{OffsetCommitKey, OffsetCommitValue};
+use streams::{
+    StreamsGroupCurrentMemberAssignmentValue, StreamsGroupKey, StreamsGroupMemberMetadataValue,
+    StreamsGroupMetadataValue, StreamsGroupTargetAssignmentMemberValue,
+    StreamsGroupTargetAssignmentMetadataValue, StreamsGroupTopologyValue, StreamsMemberKey,
+};
+
+/// One record of a `__consumer_offsets` partition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Record {
+    OffsetCommit {
+        key: OffsetCommitKey,
+        value: Option<OffsetCommitValue>,
+    },
+    GroupMetadata {
+        key: GroupMetadataKey,
+        value: Option<GroupMetadataValue>,
+    },
+    StreamsGroupMetadata {
+        key: StreamsGroupKey,
+        value: Option<StreamsGroupMetadataValue>,
+    },
+    StreamsGroupMemberMetadata {
+        key: StreamsMemberKey,
+        value: Option<StreamsGroupMemberMetadataValue>,
+    },
+    StreamsGroupTargetAssignmentMetadata {
+        key: StreamsGroupKey,
+        value: Option<StreamsGroupTargetAssignmentMetadataValue>,
+    },
+    StreamsGroupTargetAssignmentMember {
+        key: StreamsMemberKey,
+        value: Option<StreamsGroupTargetAssignmentMemberValue>,
+    },
+    StreamsGroupCurrentMemberAssignment {
+        key: StreamsMemberKey,
+        value: Option<StreamsGroupCurrentMemberAssignmentValue>,
+    },
+    StreamsGroupTopology {
+        key: StreamsGroupKey,
+        value: Option<StreamsGroupTopologyValue>,
+    },
+}
+
+impl Record {
+    /// Kafka's record type (the `apiKey` of the coordinator-key schema).
+    pub fn record_type(&self) -> i16 {
+        match self {
+            Record::OffsetCommit { .. } => 1,
+            Record::GroupMetadata { .. } => 2,
+            Record::StreamsGroupMetadata { .. } => 17,
+            Record::StreamsGroupMemberMetadata { .. } => 19,
+            Record::StreamsGroupTargetAssignmentMetadata { .. } => 20,
+            Record::StreamsGroupTargetAssignmentMember { .. } => 21,
+            Record::StreamsGroupCurrentMemberAssignment { .. } => 22,
+            Record::StreamsGroupTopology { .. } => 23,
+        }
+    }
+
+    /// The record's name without the Key/Value suffix, as `regroup script` prints it.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Record::OffsetCommit { .. } => "OffsetCommit",
+            Record::GroupMetadata { .. } => "GroupMetadata",
+            Record::StreamsGroupMetadata { .. } => "StreamsGroupMetadata",
+            Record::StreamsGroupMemberMetadata { .. } => "StreamsGroupMemberMetadata",
+            Record::StreamsGroupTargetAssignmentMetadata { .. } => {
+                "StreamsGroupTargetAssignmentMetadata"
+            }
+            Record::StreamsGroupTargetAssignmentMember { .. } => {
+                "StreamsGroupTargetAssignmentMember"
+            }
+            Record::StreamsGroupCurrentMemberAssignment { .. } => {
+                "StreamsGroupCurrentMemberAssignment"
+            }
+            Record::StreamsGroupTopology { .. } => "StreamsGroupTopology",
+        }
+    }
+
+    /// True for a tombstone (null value).
+    pub fn is_tombstone(&self) -> bool {
+        match self {
+            Record::OffsetCommit { value, .. } => value.is_none(),
+            Record::GroupMetadata { value, .. } => value.is_none(),
+            Record::StreamsGroupMetadata { value, .. } => value.is_none(),
+            Record::StreamsGroupMemberMetadata { value, .. } => value.is_none(),
+            Record::StreamsGroupTargetAssignmentMetadata { value, .. } => value.is_none(),
+            Record::StreamsGroupTargetAssignmentMember { value, .. } => value.is_none(),
+            Record::StreamsGroupCurrentMemberAssignment { value, .. } => value.is_none(),
+            Record::StreamsGroupTopology { value, .. } => value.is_none(),
+        }
+    }
+
+    /// The group the record belongs to.
+    pub fn group_id(&self) -> &str {
+        match self {
+            Record::OffsetCommit { key, .. } => &key.group,
+            Record::GroupMetadata { key, .. } => &key.group,
+            Record::StreamsGroupMetadata { key, .. }
+            | Record::StreamsGroupTargetAssignmentMetadata { key, .. }
+            | Record::StreamsGroupTopology { key, .. } => &key.group_id,
+            Record::StreamsGroupMemberMetadata { key, .. }
+            | Record::StreamsGroupTargetAssignmentMember { key, .. }
+            | Record::StreamsGroupCurrentMemberAssignment { key, .. } => &key.group_id,
+        }
+    }
+
+    /// `{"type": ..., "key": {...}, "value": {...} | null}` with keys and values in the form Kafka's
+    /// generated JsonConverter writes them.
+    pub fn to_json(&self) -> Value {
+        fn ser<T: serde::Serialize>(v: &T) -> Value {
+            // The record types are plain data; serialising them cannot fail.
+            serde_json::to_value(v).unwrap_or(Value::Null)
+        }
+        fn opt<T: serde::Serialize>(v: &Option<T>) -> Value {
+            v.as_ref().map(ser).unwrap_or(Value::Null)
+        }
+        let (key, value) = match self {
+            Record::OffsetCommit { key, value } => (
+                ser(key),
+                value.as_ref().map(|v| v.to_json()).unwrap_or(Value::Null),
+            ),
+            Record::GroupMetadata { key, value } => (ser(key), opt(value)),
+            Record::StreamsGroupMetadata { key, value } => (ser(key), opt(value)),
+            Record::StreamsGroupMemberMetadata { key, value } => (ser(key), opt(value)),
+            Record::StreamsGroupTargetAssignmentMetadata { key, value } => (ser(key), opt(value)),
+            Record::StreamsGroupTargetAssignmentMember { key, value } => (ser(key), opt(value)),
+            Record::StreamsGroupCurrentMemberAssignment { key, value } => (ser(key), opt(value)),
+            Record::StreamsGroupTopology { key, value } => (ser(key), opt(value)),
+        };
+        json!({"type": self.type_name(), "key": key, "value": value})
+    }
+}
