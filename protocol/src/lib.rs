@@ -1,1 +1,23 @@
 //! regroup's wire: framing, headers, api keys and versions, error codes, messages.
+//!
+//! * [`api::Api`]: the apis regroup serves, their version ranges and header versions.
+//! * [`messages`]: the typed messages (kafka-protocol's, plus the ones written here).
+//! * [`request::Request`] / [`response::Response`]: one enum variant per api, decoded by
+//!   (api key, version), and the frame helpers a server or client uses.
+//! * [`frame`]: int32 size-prefixed frames over any tokio `AsyncRead`/`AsyncWrite`.
+//! * [`error::ErrorCode`]: Kafka 4.4's error codes; [`error`] also holds this crate's errors.
+
+pub mod api;
+pub mod error;
+pub mod frame;
+pub mod messages;
+// The complete set of primitives; not every generated message needs every one.
+#[allow(dead_code)]
+mod prim;
+pub mod request;
+pub mod response;
+
+pub use api::Api;
+pub use error::ErrorCode;
+pub use request::Request;
+pub use response::Response;

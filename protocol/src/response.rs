@@ -1,0 +1,163 @@
+//! Responses: one enum over every api regroup serves, response headers, and response frames.
+//!
+//! A response is written at the version of the request it answers, behind response header v1
+//! for flexible versions and v0 otherwise -- except ApiVersions, whose response header is
+//! always v0 so that a client can read it whatever version the broker chose.
+
+use bytes::{BufMut, Bytes, BytesMut};
+use kafka_protocol::protocol::{Decodable, Encodable};
+
+use crate::api::Api;
+use crate::error::{DecodeError, ErrorCode, WireError};
+use crate::messages::api_versions_response::ApiVersion;
+use crate::messages::*;
+use crate::request::{patch_size, shift};
+
+macro_rules! define_response {
+    ($($variant:ident => $req:ident, $resp:ident;)*) => {
+        /// A response of any api regroup serves.
+        // Variants are unboxed so code can match on them directly; a message is moved a few
+        // times per frame at most, so the size spread does not matter.
+        #[allow(clippy::large_enum_variant)]
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Response {
+            $($variant($resp),)*
+        }
+
+        impl Response {
+            /// The api of this response.
+            pub fn api(&self) -> Api {
+                match self {
+                    $(Response::$variant(_) => Api::$variant,)*
+                }
+            }
+
+            fn decode_typed(api: Api, version: i16, buf: &mut Bytes) -> anyhow::Result<Response> {
+                Ok(match api {
+                    $(Api::$variant => Response::$variant(<$resp>::decode(buf, version)?),)*
+                })
+            }
+
+            fn encode_typed(&self, version: i16, buf: &mut BytesMut) -> anyhow::Result<()> {
+                match self {
+                    $(Response::$variant(m) => m.encode(buf, version),)*
+                }
+            }
+        }
+
+        $(
+            impl From<$resp> for Response {
+                fn from(m: $resp) -> Response {
+                    Response::$variant(m)
+                }
+            }
+        )*
+    };
+}
+
+crate::for_each_api!(define_response);
+
+impl Response {
+    /// Decodes a response body of api `api_key` at `version` from `buf`.
+    pub fn decode(api_key: i16, version: i16, buf: &mut Bytes) -> Result<Response, WireError> {
+        let api = Api::from_key(api_key).ok_or(WireError::UnknownApiKey(api_key))?;
+        if !api.supports(version) {
+            return Err(WireError::UnsupportedVersion { api, version });
+        }
+        let start = buf.len();
+        Response::decode_typed(api, version, buf).map_err(|e| {
+            DecodeError::new(
+                start - buf.len(),
+                format!("{api} v{version} response: {e:#}"),
+            )
+            .into()
+        })
+    }
+
+    /// Encodes the body at `version`.
+    pub fn encode(&self, version: i16, buf: &mut BytesMut) -> Result<(), WireError> {
+        let api = self.api();
+        if !api.supports(version) {
+            return Err(WireError::UnsupportedVersion { api, version });
+        }
+        self.encode_typed(version, buf)
+            .map_err(|e| WireError::Encode {
+                api,
+                version,
+                message: format!("{e:#}"),
+            })
+    }
+}
+
+/// Decodes a response header of `api` at `version` (v0 or v1 as Kafka chooses).
+pub fn decode_response_header(
+    api: Api,
+    version: i16,
+    buf: &mut Bytes,
+) -> Result<ResponseHeader, WireError> {
+    let start = buf.len();
+    ResponseHeader::decode(buf, api.response_header_version(version))
+        .map_err(|e| DecodeError::new(start - buf.len(), format!("response header: {e:#}")).into())
+}
+
+/// Encodes a whole response frame: size prefix, response header with `correlation_id` at the
+/// header version of (`api`, `version`), then the body.
+pub fn encode_response_frame(
+    correlation_id: i32,
+    api: Api,
+    version: i16,
+    response: &Response,
+) -> Result<BytesMut, WireError> {
+    if response.api() != api {
+        return Err(WireError::ApiMismatch {
+            expected: api,
+            actual: response.api(),
+        });
+    }
+    let mut buf = BytesMut::new();
+    buf.put_i32(0);
+    let header = ResponseHeader::default().with_correlation_id(correlation_id);
+    header
+        .encode(&mut buf, api.response_header_version(version))
+        .map_err(|e| WireError::Encode {
+            api,
+            version,
+            message: format!("response header: {e:#}"),
+        })?;
+    response.encode(version, &mut buf)?;
+    patch_size(&mut buf);
+    Ok(buf)
+}
+
+/// Decodes one response frame body (everything after the size prefix) for a request of
+/// `api` at `version`. Decode offsets count from the first byte of the frame.
+pub fn decode_response_frame(
+    api: Api,
+    version: i16,
+    mut body: Bytes,
+) -> Result<(ResponseHeader, Response), WireError> {
+    let total = body.len();
+    let header = decode_response_header(api, version, &mut body).map_err(|e| shift(e, 4))?;
+    let consumed = total - body.len();
+    let response =
+        Response::decode(api.key(), version, &mut body).map_err(|e| shift(e, 4 + consumed))?;
+    Ok((header, response))
+}
+
+/// The answer Kafka gives to an ApiVersions request whose version it does not support
+/// (`ApiVersionsRequest.getErrorResponse` with UNSUPPORTED_VERSION): error code 35 and an api
+/// list holding only ApiVersions' own range. Encode it at version **0** (the request is treated
+/// as v0, so there is no throttle time), e.g. with
+/// `encode_response_frame(corr, Api::ApiVersions, 0, &api_versions_unsupported_response())`.
+pub fn api_versions_unsupported_response() -> Response {
+    Response::ApiVersions(
+        ApiVersionsResponse::default()
+            .with_error_code(ErrorCode::UnsupportedVersion.code())
+            .with_api_keys(vec![
+                ApiVersion::default()
+                    .with_api_key(Api::ApiVersions.key())
+                    .with_min_version(Api::ApiVersions.min_version())
+                    .with_max_version(Api::ApiVersions.max_version()),
+            ]),
+    )
+}
