@@ -25,16 +25,28 @@ fn run_probe(line: &str) -> String {
     }
     let capacity: i32 = parts.next().expect("capacity").parse().expect("integer");
     let keys: Vec<&str> = parts.collect();
-    let mut map = if capacity < 0 { JavaHashMapOrder::new() } else { JavaHashMapOrder::with_capacity(capacity) };
+    let mut map = if capacity < 0 {
+        JavaHashMapOrder::new()
+    } else {
+        JavaHashMapOrder::with_capacity(capacity)
+    };
     let mut first_index = Vec::new();
     for &k in &keys {
-        let (idx, inserted) = if kind == "put" { map.put(k) } else { map.compute_if_absent(k) };
+        let (idx, inserted) = if kind == "put" {
+            map.put(k)
+        } else {
+            map.compute_if_absent(k)
+        };
         if inserted {
             assert_eq!(idx as usize, first_index.len());
             first_index.push(k);
         }
     }
-    map.iteration_order().into_iter().map(|i| first_index[i as usize]).collect::<Vec<_>>().join(" ")
+    map.iteration_order()
+        .into_iter()
+        .map(|i| first_index[i as usize])
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[test]
@@ -44,7 +56,10 @@ fn java_collections_order_matches_the_jvm() {
     let mut lines = data.lines().filter(|l| !l.starts_with('#'));
     while let Some(probe) = lines.next() {
         let probe = probe.strip_prefix("> ").expect("probe line");
-        let expected = lines.next().and_then(|l| l.strip_prefix("< ")).expect("answer line");
+        let expected = lines
+            .next()
+            .and_then(|l| l.strip_prefix("< "))
+            .expect("answer line");
         assert_eq!(run_probe(probe), expected, "probe: {probe}");
         probes += 1;
     }
