@@ -1,1 +1,3 @@
 //! The scenario catalogue and the pieces of the `regroup` command.
+
+pub mod assign_cli;

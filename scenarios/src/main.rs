@@ -11,7 +11,10 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// Run Kafka 4.4's sticky task assignor on a JSON group description (see the README).
+    Assign(scenarios::assign_cli::AssignArgs),
+}
 
 fn main() {
     let cli = Cli::parse();
@@ -20,6 +23,6 @@ fn main() {
             println!("regroup {}", env!("CARGO_PKG_VERSION"));
             println!("no scenarios yet; commands: see `regroup --help`");
         }
-        Some(command) => match command {},
+        Some(Command::Assign(args)) => std::process::exit(scenarios::assign_cli::run(&args)),
     }
 }

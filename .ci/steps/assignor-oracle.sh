@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Compares `regroup assign` with Apache Kafka 4.4.0's own StickyTaskAssignor (conformance/oracle) on seeded
+# random inputs. Skips with a notice when java or mvn is missing; exits non-zero on any difference.
+#   ASSIGNOR_ORACLE_COUNT (default 1000)  number of inputs
+#   ASSIGNOR_ORACLE_SEED  (default 4400)  generator seed
+#   ASSIGNOR_ORACLE_MAX_MEMBERS (default 200)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+for tool in java mvn; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "assignor-oracle: SKIPPED ($tool not found; needs Java 17+ and Maven)"
+    exit 0
+  fi
+done
+
+count="${ASSIGNOR_ORACLE_COUNT:-1000}"
+seed="${ASSIGNOR_ORACLE_SEED:-4400}"
+max_members="${ASSIGNOR_ORACLE_MAX_MEMBERS:-200}"
+
+echo "assignor-oracle: building the oracle (Kafka 4.4.0 from Maven Central)"
+(cd conformance/oracle && mvn -q -B -Dstyle.color=never package -DskipTests)
+cp="conformance/oracle/target/classes:conformance/oracle/target/lib/*"
+
+echo "assignor-oracle: building regroup"
+cargo build -q -p scenarios --bin regroup
+regroup="${CARGO_TARGET_DIR:-target}/debug/regroup"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+java -cp "$cp" dev.regroup.oracle.RandomInputs "$count" "$seed" "$max_members" > "$work/inputs.jsonl"
+# Both exit 2 when some input has tasks but no member (Kafka's TaskAssignorException); the lines still compare.
+java -cp "$cp" dev.regroup.oracle.Assign --lines "$work/inputs.jsonl" > "$work/kafka.jsonl" || [ $? -eq 2 ]
+"$regroup" assign --lines "$work/inputs.jsonl" > "$work/regroup.jsonl" 2>/dev/null || [ $? -eq 2 ]
+
+kafka_lines=$(wc -l < "$work/kafka.jsonl")
+regroup_lines=$(wc -l < "$work/regroup.jsonl")
+if [ "$kafka_lines" -ne "$count" ] || [ "$regroup_lines" -ne "$count" ]; then
+  echo "assignor-oracle: FAILED: expected $count outputs, Kafka gave $kafka_lines, regroup $regroup_lines"
+  exit 1
+fi
+
+differences=0
+line=0
+while IFS= read -r kafka <&3 && IFS= read -r ours <&4; do
+  line=$((line + 1))
+  if [ "$kafka" != "$ours" ]; then
+    differences=$((differences + 1))
+    if [ "$differences" -le 3 ]; then
+      echo "--- difference on input $line (seed $seed):"
+      sed -n "${line}p" "$work/inputs.jsonl"
+      echo "kafka:   $kafka"
+      echo "regroup: $ours"
+    fi
+  fi
+done 3< "$work/kafka.jsonl" 4< "$work/regroup.jsonl"
+
+if [ "$differences" -ne 0 ]; then
+  echo "assignor-oracle: FAILED: $differences of $count assignments differ from Kafka 4.4.0"
+  exit 1
+fi
+echo "assignor-oracle: $count random inputs (seed $seed, up to $max_members members): regroup equals Kafka 4.4.0 on all"

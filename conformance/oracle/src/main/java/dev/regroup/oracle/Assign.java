@@ -1,0 +1,67 @@
+package dev.regroup.oracle;
+
+import org.apache.kafka.coordinator.group.api.streams.assignor.GroupAssignment;
+import org.apache.kafka.coordinator.group.api.streams.assignor.TaskAssignorException;
+import org.apache.kafka.coordinator.group.streams.assignor.StickyTaskAssignor;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * `Assign [--lines] [FILE|-]`: the same contract as `regroup assign`, computed by Kafka 4.4.0's
+ * StickyTaskAssignor (from the released jar).
+ */
+public final class Assign {
+    private Assign() { }
+
+    public static void main(String[] args) throws Exception {
+        boolean lines = false;
+        String input = "-";
+        for (String a : args) {
+            if (a.equals("--lines")) lines = true;
+            else input = a;
+        }
+        PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
+        StickyTaskAssignor assignor = new StickyTaskAssignor();
+        int status = 0;
+        try (BufferedReader reader = input.equals("-")
+                ? new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))
+                : Files.newBufferedReader(Path.of(input), StandardCharsets.UTF_8)) {
+            if (lines) {
+                String line;
+                while ((line = reader.readLine()) != null) {
+                    if (line.isBlank()) continue;
+                    try {
+                        out.println(run(assignor, line));
+                    } catch (TaskAssignorException e) {
+                        out.println(InputFormat.renderError(e.getMessage()));
+                        status = 2;
+                    }
+                }
+            } else {
+                StringBuilder text = new StringBuilder();
+                char[] buf = new char[8192];
+                int n;
+                while ((n = reader.read(buf)) > 0) text.append(buf, 0, n);
+                try {
+                    out.println(run(assignor, text.toString()));
+                } catch (TaskAssignorException e) {
+                    System.err.println("Assign: " + e.getMessage());
+                    status = 2;
+                }
+            }
+        }
+        out.flush();
+        System.exit(status);
+    }
+
+    static String run(StickyTaskAssignor assignor, String json) throws Exception {
+        InputFormat.Input in = InputFormat.parse(json);
+        GroupAssignment result = assignor.assign(in.groupSpec(), in.topology());
+        return InputFormat.render(result);
+    }
+}

@@ -1,0 +1,753 @@
+//! Kafka 4.4's `StickyTaskAssignor`, step for step, on dense indices.
+//!
+//! The phases (streams-protocol.md §6 with streams-44-delta.md §5.3):
+//!
+//! 1. Active tasks, sorted by (partition, subtopology): each goes back to the member that currently runs it
+//!    while that member is under the active quota; then tasks that have a standby (or offset-reporting)
+//!    candidate go to the least-loaded such candidate under the quota; the rest, sorted by (subtopology,
+//!    partition), go to the least-loaded process (a heap) and its least-loaded member (a second heap).
+//! 2. Standby tasks of stateful subtopologies, sorted by (partition, subtopology) descending: each replica
+//!    goes to the current active owner, else to the best standby candidate, if its process does not hold
+//!    the task yet and the member is under the total quota; the rest, sorted by (subtopology, partition)
+//!    descending, go to the least-loaded process that does not hold the task.
+//!
+//! Quotas are recomputed whenever a member reaches the current quota exactly (it is then taken out of
+//! the computation). Ties are broken exactly as the JVM breaks them: members and processes are visited in
+//! Java `HashMap` order and the heaps are Java `PriorityQueue`s (see [`super::java`]).
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use super::java::{JavaHashMapOrder, JavaPriorityQueue, compare_strings};
+use super::spec::{AssignorError, GroupAssignment, GroupSpec, MemberAssignment, TopologyDescriber};
+
+/// The most task copies (active plus standby) one assignment may involve: bounds memory and time.
+pub const MAX_TASK_COPIES: u64 = 1 << 24;
+
+const NONE: u32 = u32::MAX;
+
+/// Runs Kafka 4.4's sticky task assignor.
+pub fn assign(
+    group: &GroupSpec,
+    topology: &TopologyDescriber,
+) -> Result<GroupAssignment, AssignorError> {
+    let mut state = State::new(group, topology)?;
+    state.assign_active()?;
+    if state.num_standby > 0 {
+        state.assign_standby();
+    }
+    Ok(state.into_assignment())
+}
+
+/// The tasks of the topology, numbered densely: subtopologies in `String.compareTo` order, partitions in
+/// order inside each, so that task index order is (subtopology, partition) order.
+struct TaskSpace<'a> {
+    /// Subtopology ids in Java order.
+    ids: Vec<&'a str>,
+    /// First task index of each subtopology.
+    offset: Vec<u32>,
+    stateful: Vec<bool>,
+    /// Subtopology rank of each task.
+    task_sub: Vec<u32>,
+    /// Partition of each task.
+    task_partition: Vec<u32>,
+    /// Subtopology id -> rank.
+    by_id: BTreeMap<&'a str, u32>,
+}
+
+impl<'a> TaskSpace<'a> {
+    fn new(topology: &'a TopologyDescriber, num_standby: i32) -> Result<Self, AssignorError> {
+        let mut copies: u64 = 0;
+        for (id, sub) in &topology.subtopologies {
+            if sub.num_tasks < 0 {
+                return Err(AssignorError::NegativeTaskCount {
+                    subtopology_id: id.clone(),
+                    num_tasks: sub.num_tasks,
+                });
+            }
+            let n = sub.num_tasks as u64;
+            copies += n + if sub.stateful {
+                n * num_standby as u64
+            } else {
+                0
+            };
+            if copies > MAX_TASK_COPIES {
+                return Err(AssignorError::TooManyTasks {
+                    tasks: copies,
+                    limit: MAX_TASK_COPIES,
+                });
+            }
+        }
+        let mut subs: Vec<(&str, i32, bool)> = topology
+            .subtopologies
+            .iter()
+            .map(|(id, s)| (id.as_str(), s.num_tasks, s.stateful))
+            .collect();
+        subs.sort_by(|a, b| compare_strings(a.0, b.0));
+        let total: usize = subs.iter().map(|s| s.1 as usize).sum();
+        let mut space = TaskSpace {
+            ids: Vec::with_capacity(subs.len()),
+            offset: Vec::with_capacity(subs.len()),
+            stateful: Vec::with_capacity(subs.len()),
+            task_sub: Vec::with_capacity(total),
+            task_partition: Vec::with_capacity(total),
+            by_id: BTreeMap::new(),
+        };
+        for (rank, (id, n, stateful)) in subs.into_iter().enumerate() {
+            space.by_id.insert(id, rank as u32);
+            space.ids.push(id);
+            space.offset.push(space.task_sub.len() as u32);
+            space.stateful.push(stateful);
+            for p in 0..n as u32 {
+                space.task_sub.push(rank as u32);
+                space.task_partition.push(p);
+            }
+        }
+        Ok(space)
+    }
+
+    fn len(&self) -> usize {
+        self.task_sub.len()
+    }
+
+    fn num_tasks(&self, sub: u32) -> u32 {
+        let end = self
+            .offset
+            .get(sub as usize + 1)
+            .copied()
+            .unwrap_or(self.task_sub.len() as u32);
+        end - self.offset[sub as usize]
+    }
+
+    /// Task index of (subtopology rank, partition), or `None` for a partition the subtopology does not have
+    /// (Kafka keeps such entries but never looks them up, so they have no effect).
+    fn task(&self, sub: u32, partition: i32) -> Option<u32> {
+        (partition >= 0 && (partition as u32) < self.num_tasks(sub))
+            .then(|| self.offset[sub as usize] + partition as u32)
+    }
+
+    fn describe(&self, task: u32) -> (String, i32) {
+        (
+            self.ids[self.task_sub[task as usize] as usize].to_string(),
+            self.task_partition[task as usize] as i32,
+        )
+    }
+}
+
+/// Which processes hold each task (as active or standby): at most one copy per process.
+struct TaskHolders {
+    /// The first two holders of every task inline (`NONE` when free), which covers one standby replica.
+    inline: Vec<[u32; 2]>,
+    /// Further holders as `(task << 32) | process`; only queried for membership, never iterated.
+    overflow: HashSet<u64>,
+}
+
+impl TaskHolders {
+    fn new(tasks: usize) -> Self {
+        Self {
+            inline: vec![[NONE, NONE]; tasks],
+            overflow: HashSet::new(),
+        }
+    }
+
+    fn contains(&self, task: u32, process: u32) -> bool {
+        let slots = self.inline[task as usize];
+        if slots[0] == process || slots[1] == process {
+            return true;
+        }
+        slots[1] != NONE
+            && !self.overflow.is_empty()
+            && self
+                .overflow
+                .contains(&(u64::from(task) << 32 | u64::from(process)))
+    }
+
+    fn insert(&mut self, task: u32, process: u32) {
+        let slots = &mut self.inline[task as usize];
+        if slots[0] == NONE {
+            slots[0] = process;
+        } else if slots[1] == NONE {
+            slots[1] = process;
+        } else {
+            self.overflow
+                .insert(u64::from(task) << 32 | u64::from(process));
+        }
+    }
+}
+
+/// Kafka's `ProcessState`.
+struct Process {
+    /// Members of the process in the iteration order of its `memberToTaskCounts` map.
+    members: Vec<u32>,
+    task_count: i32,
+    /// `taskCount / capacity` as a double, exactly as Java computes it.
+    load: f64,
+    /// `membersByLoad`: built lazily, dropped whenever a task is given to a chosen member directly.
+    members_by_load: Option<JavaPriorityQueue<u32>>,
+}
+
+struct State<'a> {
+    space: TaskSpace<'a>,
+    num_standby: i32,
+    /// Member ids in the group's (Java `HashMap`) iteration order; member indices refer to this order.
+    member_ids: Vec<&'a str>,
+    member_process: Vec<u32>,
+    /// `memberToTaskCounts`: active plus standby tasks assigned in this run.
+    member_count: Vec<i32>,
+    /// Processes in the iteration order of `processIdToState`.
+    processes: Vec<Process>,
+    holders: TaskHolders,
+    /// `activeTaskToPrevMember`: the member currently running each task (last one in member order wins).
+    prev_active: Vec<u32>,
+    /// `standbyTaskToPrevMember` as ranked candidate lists, in CSR form.
+    candidates_start: Vec<u32>,
+    candidates: Vec<u32>,
+    /// Assignments made, in order: (member, task, active?).
+    assigned: Vec<(u32, u32, bool)>,
+    // The quota bookkeeping, in Java `int` arithmetic.
+    total_active_tasks: i32,
+    total_tasks: i32,
+    members_with_active_capacity: i32,
+    members_with_capacity: i32,
+    active_tasks_per_member: i32,
+    total_tasks_per_member: i32,
+}
+
+/// `computeTasksPerMember`: the ceiling of tasks / members, 0 without members.
+fn tasks_per_member(tasks: i32, members: i32) -> i32 {
+    if members == 0 {
+        return 0;
+    }
+    let mut per = tasks / members;
+    if tasks % members > 0 {
+        per += 1;
+    }
+    per
+}
+
+impl<'a> State<'a> {
+    fn new(group: &'a GroupSpec, topology: &'a TopologyDescriber) -> Result<Self, AssignorError> {
+        let num_standby = group.configs.num_standby_replicas;
+        if num_standby < 0 {
+            return Err(AssignorError::NegativeStandbyReplicas(num_standby));
+        }
+        let space = TaskSpace::new(topology, num_standby)?;
+        validate_members(group, &space)?;
+
+        // The members map of TargetAssignmentBuilder: `new HashMap<>()`, filled with `put`.
+        let mut member_map = JavaHashMapOrder::new();
+        for m in &group.members {
+            member_map.put(&m.member_id);
+        }
+        let member_order = member_map.iteration_order();
+        let num_members = member_order.len();
+
+        // processIdToState: `new HashMap<>(numMembers)`, filled with `computeIfAbsent` in member order.
+        let mut process_map = JavaHashMapOrder::with_capacity(num_members as i32);
+        let mut member_process_key = Vec::with_capacity(num_members);
+        for &mi in &member_order {
+            let (key, _) = process_map.compute_if_absent(&group.members[mi as usize].process_id);
+            member_process_key.push(key);
+        }
+        let process_order = process_map.iteration_order();
+        let mut process_rank = vec![0u32; process_order.len()];
+        for (rank, &key) in process_order.iter().enumerate() {
+            process_rank[key as usize] = rank as u32;
+        }
+        let member_process: Vec<u32> = member_process_key
+            .iter()
+            .map(|&k| process_rank[k as usize])
+            .collect();
+
+        // Each process's memberToTaskCounts: `new HashMap<>()`, members put in member order.
+        let mut per_process: Vec<Vec<u32>> = vec![Vec::new(); process_order.len()];
+        for (m, &p) in member_process.iter().enumerate() {
+            per_process[p as usize].push(m as u32);
+        }
+        let member_ids: Vec<&str> = member_order
+            .iter()
+            .map(|&i| group.members[i as usize].member_id.as_str())
+            .collect();
+        let processes = per_process
+            .into_iter()
+            .map(|members| {
+                let members = if members.len() <= 1 {
+                    members
+                } else {
+                    let mut map = JavaHashMapOrder::new();
+                    for &m in &members {
+                        map.put(member_ids[m as usize]);
+                    }
+                    map.iteration_order()
+                        .into_iter()
+                        .map(|i| members[i as usize])
+                        .collect()
+                };
+                Process {
+                    members,
+                    task_count: 0,
+                    load: 0.0,
+                    members_by_load: None,
+                }
+            })
+            .collect();
+
+        let num_tasks = space.len();
+        // Quotas, in Java int arithmetic (Kafka's sums wrap silently; the task-copy limit keeps them sane).
+        let mut total_active_tasks: i32 = 0;
+        let mut total_tasks: i32 = 0;
+        for (rank, _) in space.ids.iter().enumerate() {
+            let n = space.num_tasks(rank as u32) as i32;
+            total_tasks = total_tasks.wrapping_add(n);
+            total_active_tasks = total_active_tasks.wrapping_add(n);
+            if space.stateful[rank] {
+                total_tasks = total_tasks.wrapping_add(n.wrapping_mul(num_standby));
+            }
+        }
+        let members_count = num_members as i32;
+
+        let mut state = State {
+            num_standby,
+            member_ids,
+            member_process,
+            member_count: vec![0; num_members],
+            processes,
+            holders: TaskHolders::new(num_tasks),
+            prev_active: vec![NONE; num_tasks],
+            candidates_start: Vec::new(),
+            candidates: Vec::new(),
+            assigned: Vec::with_capacity(num_tasks * (1 + num_standby.min(4) as usize)),
+            total_active_tasks,
+            total_tasks,
+            members_with_active_capacity: members_count,
+            members_with_capacity: members_count,
+            active_tasks_per_member: tasks_per_member(total_active_tasks, members_count),
+            total_tasks_per_member: tasks_per_member(total_tasks, members_count),
+            space,
+        };
+        state.collect_previous(group, &member_order);
+        Ok(state)
+    }
+
+    /// Fills `prev_active` and the ranked standby candidates from the members' current tasks and offsets.
+    fn collect_previous(&mut self, group: &GroupSpec, member_order: &[u32]) {
+        // (task, is a current standby, offset, member): sorted, this is Kafka's stable sort of each task's
+        // candidate list (current standbys first, then by offset descending, ties in member order).
+        let mut entries: Vec<(u32, bool, i64, u32)> = Vec::new();
+        for (m, &mi) in member_order.iter().enumerate() {
+            let spec = &group.members[mi as usize];
+            let m = m as u32;
+            for (sub_id, partitions) in &spec.active_tasks {
+                let sub = self.space.by_id[sub_id.as_str()];
+                for &p in partitions {
+                    if let Some(t) = self.space.task(sub, p) {
+                        self.prev_active[t as usize] = m;
+                    }
+                }
+            }
+            for (sub_id, partitions) in &spec.standby_tasks {
+                let sub = self.space.by_id[sub_id.as_str()];
+                let offsets = spec.task_offsets.get(sub_id);
+                for &p in partitions {
+                    if let Some(t) = self.space.task(sub, p) {
+                        let offset = offsets.and_then(|o| o.get(&p)).copied().unwrap_or(0);
+                        entries.push((t, true, offset, m));
+                    }
+                }
+            }
+            for (sub_id, offsets) in &spec.task_offsets {
+                let sub = self.space.by_id[sub_id.as_str()];
+                let standbys = spec.standby_tasks.get(sub_id);
+                for (&p, &offset) in offsets {
+                    if standbys.is_some_and(|s| s.contains(&p)) {
+                        continue;
+                    }
+                    if let Some(t) = self.space.task(sub, p) {
+                        entries.push((t, false, offset, m));
+                    }
+                }
+            }
+        }
+        entries.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then(b.1.cmp(&a.1))
+                .then(b.2.cmp(&a.2))
+                .then(a.3.cmp(&b.3))
+        });
+        let num_tasks = self.space.len();
+        let mut start = vec![0u32; num_tasks + 1];
+        for e in &entries {
+            start[e.0 as usize + 1] += 1;
+        }
+        for t in 0..num_tasks {
+            start[t + 1] += start[t];
+        }
+        self.candidates = entries.into_iter().map(|e| e.3).collect();
+        self.candidates_start = start;
+    }
+
+    fn candidates_of(&self, task: u32) -> &[u32] {
+        if self.candidates.is_empty() {
+            return &[];
+        }
+        let s = self.candidates_start[task as usize] as usize;
+        let e = self.candidates_start[task as usize + 1] as usize;
+        &self.candidates[s..e]
+    }
+
+    fn recompute_load(&mut self, p: u32) {
+        let proc = &mut self.processes[p as usize];
+        proc.load = f64::from(proc.task_count) / proc.members.len() as f64;
+    }
+
+    /// `addTaskInternal`: record the task for the member and its process; returns the member's new count.
+    fn add_task_internal(&mut self, member: u32, task: u32, active: bool) -> i32 {
+        let p = self.member_process[member as usize];
+        self.processes[p as usize].task_count += 1;
+        self.holders.insert(task, p);
+        self.assigned.push((member, task, active));
+        self.member_count[member as usize] += 1;
+        self.recompute_load(p);
+        self.member_count[member as usize]
+    }
+
+    /// `ProcessState.addTask`: to a chosen member; drops the process's member heap.
+    fn add_task(&mut self, member: u32, task: u32, active: bool) -> i32 {
+        let count = self.add_task_internal(member, task, active);
+        let p = self.member_process[member as usize];
+        self.processes[p as usize].members_by_load = None;
+        count
+    }
+
+    /// `ProcessState.addTaskToLeastLoadedMember`.
+    fn add_task_to_least_loaded_member(&mut self, p: u32, task: u32, active: bool) -> i32 {
+        let proc = &mut self.processes[p as usize];
+        if proc.members.len() == 1 {
+            let m = proc.members[0];
+            return self.add_task_internal(m, task, active);
+        }
+        // Built from the members map in its iteration order with the counts of the moment; Kafka's heap
+        // entries carry the counts, which stay equal to ours because only this method changes them while
+        // the heap exists.
+        let mut heap = match proc.members_by_load.take() {
+            Some(heap) => heap,
+            None => {
+                let mut heap = JavaPriorityQueue::with_capacity(proc.members.len());
+                for &m in &proc.members {
+                    heap.offer(m, by_count(&self.member_count));
+                }
+                heap
+            }
+        };
+        let member = heap
+            .poll(by_count(&self.member_count))
+            .expect("a process has at least one member");
+        let count = self.add_task_internal(member, task, active);
+        heap.offer(member, by_count(&self.member_count));
+        self.processes[p as usize].members_by_load = Some(heap);
+        count
+    }
+
+    fn maybe_update_active_quota(&mut self, count: i32) {
+        if count == self.active_tasks_per_member {
+            self.members_with_active_capacity -= 1;
+            self.total_active_tasks = self.total_active_tasks.wrapping_sub(count);
+            self.active_tasks_per_member =
+                tasks_per_member(self.total_active_tasks, self.members_with_active_capacity);
+        }
+    }
+
+    fn maybe_update_total_quota(&mut self, count: i32) {
+        if count == self.total_tasks_per_member {
+            self.members_with_capacity -= 1;
+            self.total_tasks = self.total_tasks.wrapping_sub(count);
+            self.total_tasks_per_member =
+                tasks_per_member(self.total_tasks, self.members_with_capacity);
+        }
+    }
+
+    /// `findPrevMemberWithLeastLoad`: the first candidate, replaced only by a later one whose process load
+    /// and member count are both strictly lower; with `skip_holding`, candidates whose process already
+    /// holds the task are passed over.
+    fn find_prev_member_with_least_load(&self, task: u32, skip_holding: bool) -> u32 {
+        let mut best = NONE;
+        let mut best_process_load = f64::MAX;
+        let mut best_member_load = f64::MAX;
+        for &m in self.candidates_of(task) {
+            let p = self.member_process[m as usize];
+            if skip_holding && self.holders.contains(task, p) {
+                continue;
+            }
+            let process_load = self.processes[p as usize].load;
+            let member_load = f64::from(self.member_count[m as usize]);
+            if best == NONE || (process_load < best_process_load && member_load < best_member_load)
+            {
+                best = m;
+                best_process_load = process_load;
+                best_member_load = member_load;
+            }
+        }
+        best
+    }
+
+    fn assign_active(&mut self) -> Result<(), AssignorError> {
+        let space = &self.space;
+        let mut tasks: Vec<u32> = (0..space.len() as u32).collect();
+        tasks.sort_unstable_by_key(|&t| {
+            (space.task_partition[t as usize], space.task_sub[t as usize])
+        });
+
+        // 1. Back to the member that runs the task now, under the active quota.
+        let mut remaining = Vec::with_capacity(tasks.len());
+        for t in tasks {
+            let prev = self.prev_active[t as usize];
+            if prev != NONE && self.member_count[prev as usize] < self.active_tasks_per_member {
+                let count = self.add_task(prev, t, true);
+                self.maybe_update_active_quota(count);
+                self.maybe_update_total_quota(count);
+            } else {
+                remaining.push(t);
+            }
+        }
+
+        // 2. To the best standby (or offset-reporting) candidate, under the active quota.
+        let mut rest = Vec::with_capacity(remaining.len());
+        for t in remaining {
+            let m = self.find_prev_member_with_least_load(t, false);
+            if m != NONE && self.member_count[m as usize] < self.active_tasks_per_member {
+                let count = self.add_task(m, t, true);
+                self.maybe_update_active_quota(count);
+                self.maybe_update_total_quota(count);
+            } else {
+                rest.push(t);
+            }
+        }
+
+        // 3. Range style: by (subtopology, partition) — task index order — to the least-loaded process.
+        rest.sort_unstable();
+        let mut queue = self.process_queue();
+        for t in rest {
+            let Some(p) = self.poll_process(&mut queue) else {
+                let (subtopology_id, partition) = self.space.describe(t);
+                return Err(AssignorError::NoProcessAvailable {
+                    subtopology_id,
+                    partition,
+                });
+            };
+            let count = self.add_task_to_least_loaded_member(p, t, true);
+            self.maybe_update_active_quota(count);
+            self.maybe_update_total_quota(count);
+            self.offer_process(&mut queue, p);
+        }
+        Ok(())
+    }
+
+    fn assign_standby(&mut self) {
+        let space = &self.space;
+        let mut tasks: Vec<u32> = (0..space.len() as u32)
+            .filter(|&t| space.stateful[space.task_sub[t as usize] as usize])
+            .collect();
+        tasks.sort_unstable_by_key(|&t| {
+            std::cmp::Reverse((space.task_partition[t as usize], space.task_sub[t as usize]))
+        });
+
+        // 1. To the current active owner, else the best standby candidate, under the total quota.
+        let mut to_least_loaded: Vec<(u32, i32)> = Vec::new();
+        for t in tasks {
+            for i in 0..self.num_standby {
+                let prev = self.prev_active[t as usize];
+                if prev != NONE {
+                    let p = self.member_process[prev as usize];
+                    if !self.holders.contains(t, p)
+                        && self.member_count[prev as usize] < self.total_tasks_per_member
+                    {
+                        let count = self.add_task(prev, t, false);
+                        self.maybe_update_total_quota(count);
+                        continue;
+                    }
+                }
+                let m = self.find_prev_member_with_least_load(t, true);
+                if m != NONE && self.member_count[m as usize] < self.total_tasks_per_member {
+                    let count = self.add_task(m, t, false);
+                    self.maybe_update_total_quota(count);
+                    continue;
+                }
+                to_least_loaded.push((t, self.num_standby - i));
+                break;
+            }
+        }
+
+        // 2. By (subtopology, partition) descending, to the least-loaded process without the task.
+        to_least_loaded.sort_unstable_by_key(|&(t, _)| std::cmp::Reverse(t));
+        let mut queue = self.process_queue();
+        let mut popped: Vec<u32> = Vec::new();
+        for (t, replicas) in to_least_loaded {
+            for _ in 0..replicas {
+                if !self.assign_standby_to_least_loaded(&mut queue, &mut popped, t) {
+                    // Kafka logs "There is not enough available capacity" and gives up on this task.
+                    break;
+                }
+            }
+        }
+    }
+
+    /// `assignStandbyToMemberWithLeastLoad`, without recursion: poll processes until one does not hold the
+    /// task, give it the standby, then put every polled process back, the last polled first (the order in
+    /// which Kafka's recursion unwinds).
+    fn assign_standby_to_least_loaded(
+        &mut self,
+        queue: &mut JavaPriorityQueue<u32>,
+        popped: &mut Vec<u32>,
+        t: u32,
+    ) -> bool {
+        popped.clear();
+        let mut found = false;
+        while let Some(p) = self.poll_process(queue) {
+            popped.push(p);
+            if !self.holders.contains(t, p) {
+                let count = self.add_task_to_least_loaded_member(p, t, false);
+                self.maybe_update_total_quota(count);
+                found = true;
+                break;
+            }
+        }
+        for &p in popped.iter().rev() {
+            self.offer_process(queue, p);
+        }
+        found
+    }
+
+    /// `new PriorityQueue<>(comparingDouble(load))` followed by `addAll(processIdToState.values())`.
+    fn process_queue(&self) -> JavaPriorityQueue<u32> {
+        let mut queue = JavaPriorityQueue::with_capacity(self.processes.len());
+        for p in 0..self.processes.len() as u32 {
+            self.offer_process(&mut queue, p);
+        }
+        queue
+    }
+
+    fn offer_process(&self, queue: &mut JavaPriorityQueue<u32>, p: u32) {
+        let procs = &self.processes;
+        queue.offer(p, |a, b| by_load(procs, *a, *b));
+    }
+
+    fn poll_process(&self, queue: &mut JavaPriorityQueue<u32>) -> Option<u32> {
+        let procs = &self.processes;
+        queue.poll(|a, b| by_load(procs, *a, *b))
+    }
+
+    fn into_assignment(self) -> GroupAssignment {
+        let mut members: Vec<MemberAssignment> =
+            vec![MemberAssignment::default(); self.member_ids.len()];
+        // Group the assignments by (member, role, task) so each set is built in ascending order.
+        let mut assigned = self.assigned;
+        assigned.sort_unstable_by_key(|&(m, t, active)| (m, !active, t));
+        let mut i = 0;
+        while i < assigned.len() {
+            let (m, t0, active) = assigned[i];
+            let sub = self.space.task_sub[t0 as usize];
+            let mut j = i;
+            let mut partitions = BTreeSet::new();
+            while j < assigned.len() {
+                let (m2, t, a2) = assigned[j];
+                if m2 != m || a2 != active || self.space.task_sub[t as usize] != sub {
+                    break;
+                }
+                partitions.insert(self.space.task_partition[t as usize] as i32);
+                j += 1;
+            }
+            let target = &mut members[m as usize];
+            let map = if active {
+                &mut target.active_tasks
+            } else {
+                &mut target.standby_tasks
+            };
+            map.insert(self.space.ids[sub as usize].to_string(), partitions);
+            i = j;
+        }
+        GroupAssignment {
+            members: self
+                .member_ids
+                .iter()
+                .map(|id| id.to_string())
+                .zip(members)
+                .collect(),
+        }
+    }
+}
+
+fn by_count(counts: &[i32]) -> impl Fn(&u32, &u32) -> Ordering + '_ {
+    move |a, b| counts[*a as usize].cmp(&counts[*b as usize])
+}
+
+fn by_load(procs: &[Process], a: u32, b: u32) -> Ordering {
+    procs[a as usize].load.total_cmp(&procs[b as usize].load)
+}
+
+/// Rejects what Kafka's coordinator could never pass: duplicate member ids, subtopologies the topology does
+/// not have, negative partitions. Partitions at or above a subtopology's task count are accepted and, as in
+/// Kafka, have no effect (they occur when a topic shrank after the member got the task).
+fn validate_members(group: &GroupSpec, space: &TaskSpace<'_>) -> Result<(), AssignorError> {
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    for m in &group.members {
+        if !seen.insert(m.member_id.as_str()) {
+            return Err(AssignorError::DuplicateMemberId(m.member_id.clone()));
+        }
+        let sets = [
+            ("activeTasks", &m.active_tasks),
+            ("standbyTasks", &m.standby_tasks),
+            ("warmupTasks", &m.warmup_tasks),
+        ];
+        for (field, tasks) in sets {
+            for (sub, partitions) in tasks {
+                check_subtopology(space, &m.member_id, sub, field)?;
+                if let Some(&p) = partitions.iter().next().filter(|&&p| p < 0) {
+                    return Err(negative(m, sub, p, field));
+                }
+            }
+        }
+        for (field, offsets) in [
+            ("taskOffsets", &m.task_offsets),
+            ("taskEndOffsets", &m.task_end_offsets),
+        ] {
+            for (sub, partitions) in offsets {
+                check_subtopology(space, &m.member_id, sub, field)?;
+                if let Some((&p, _)) = partitions.iter().next().filter(|(p, _)| **p < 0) {
+                    return Err(negative(m, sub, p, field));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_subtopology(
+    space: &TaskSpace<'_>,
+    member_id: &str,
+    sub: &str,
+    field: &'static str,
+) -> Result<(), AssignorError> {
+    if space.by_id.contains_key(sub) {
+        Ok(())
+    } else {
+        Err(AssignorError::UnknownSubtopology {
+            member_id: member_id.to_string(),
+            subtopology_id: sub.to_string(),
+            field,
+        })
+    }
+}
+
+fn negative(
+    m: &super::spec::MemberSpec,
+    sub: &str,
+    partition: i32,
+    field: &'static str,
+) -> AssignorError {
+    AssignorError::NegativePartition {
+        member_id: m.member_id.clone(),
+        subtopology_id: sub.to_string(),
+        partition,
+        field,
+    }
+}

@@ -1,0 +1,289 @@
+//! `regroup assign [FILE|-]`: runs the sticky task assignor on a JSON description of a group.
+//!
+//! Input (one JSON object; with `--lines`, one per line):
+//!
+//! ```json
+//! {"subtopologies":[{"id":"s0","tasks":4,"stateful":true}],
+//!  "numStandbyReplicas":1,
+//!  "members":[{"memberId":"m1","processId":"p1",
+//!              "activeTasks":{"s0":[0,1]},"standbyTasks":{},"warmupTasks":{}}]}
+//! ```
+//!
+//! Optional fields: top level `rackAwareAssignmentTags` (list of strings); per member `instanceId`,
+//! `rackId`, `clientTags` (object of strings), `taskOffsets` and `taskEndOffsets`
+//! (`{"s0":{"0":120,"1":7}}`: subtopology -> partition -> offset). `numStandbyReplicas` defaults to 0 and
+//! each task set to empty. Members are handed to the assignor in the order listed (the order the
+//! coordinator would insert them into its member map).
+//!
+//! Output: `{"members":{"m1":{"activeTasks":{"s0":[0]},"standbyTasks":{"s0":[1]},"warmupTasks":{}}}}`,
+//! member ids, subtopology ids and partitions sorted.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::io::{BufRead, Read, Write};
+use std::marker::PhantomData;
+
+use coordinator::streams::assignor::{
+    self, AssignmentConfigs, GroupAssignment, GroupSpec, MemberSpec, SubtopologySpec, TaskOffsets,
+    Tasks, TopologyDescriber,
+};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::{Deserialize, Serialize};
+
+/// Arguments of `regroup assign`.
+#[derive(Debug, clap::Args)]
+pub struct AssignArgs {
+    /// Input file, or `-` (the default) for standard input.
+    #[arg(default_value = "-")]
+    pub input: String,
+    /// Read one input per line and print one output per line; a line whose assignment fails prints
+    /// `{"error":"..."}` and the command exits 2 at the end.
+    #[arg(long)]
+    pub lines: bool,
+}
+
+/// Exit status for invalid input.
+pub const EXIT_INVALID_INPUT: i32 = 2;
+
+/// Runs the command; returns the process exit status.
+pub fn run(args: &AssignArgs) -> i32 {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let result = if args.lines {
+        run_lines(&args.input, &mut out)
+    } else {
+        run_one(&args.input, &mut out)
+    };
+    match result {
+        Ok(status) => status,
+        Err(message) => {
+            eprintln!("regroup assign: {message}");
+            EXIT_INVALID_INPUT
+        }
+    }
+}
+
+fn open(input: &str) -> Result<Box<dyn BufRead>, String> {
+    if input == "-" {
+        Ok(Box::new(std::io::BufReader::new(std::io::stdin())))
+    } else {
+        let file = std::fs::File::open(input).map_err(|e| format!("cannot open {input}: {e}"))?;
+        Ok(Box::new(std::io::BufReader::new(file)))
+    }
+}
+
+fn run_one(input: &str, out: &mut impl Write) -> Result<i32, String> {
+    let mut text = String::new();
+    open(input)?
+        .read_to_string(&mut text)
+        .map_err(|e| format!("cannot read {input}: {e}"))?;
+    let output = assign_json(&text)?;
+    writeln!(out, "{output}").map_err(|e| format!("cannot write output: {e}"))?;
+    Ok(0)
+}
+
+fn run_lines(input: &str, out: &mut impl Write) -> Result<i32, String> {
+    let mut status = 0;
+    for (n, line) in open(input)?.lines().enumerate() {
+        let line = line.map_err(|e| format!("cannot read {input}: {e}"))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let output = assign_json(&line).unwrap_or_else(|message| {
+            eprintln!("regroup assign: line {}: {message}", n + 1);
+            status = EXIT_INVALID_INPUT;
+            serde_json::json!({ "error": message }).to_string()
+        });
+        writeln!(out, "{output}").map_err(|e| format!("cannot write output: {e}"))?;
+    }
+    Ok(status)
+}
+
+/// Parses one input document, runs the assignor and renders the output document.
+pub fn assign_json(text: &str) -> Result<String, String> {
+    let input: AssignInput =
+        serde_json::from_str(text).map_err(|e| format!("invalid input: {e}"))?;
+    let (group, topology) = input.into_spec()?;
+    let assignment = assignor::assign(&group, &topology).map_err(|e| e.to_string())?;
+    Ok(serde_json::to_string(&AssignOutput::from(assignment))
+        .expect("serialising maps of strings cannot fail"))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct AssignInput {
+    subtopologies: Vec<SubtopologyInput>,
+    #[serde(default)]
+    num_standby_replicas: i32,
+    #[serde(default)]
+    rack_aware_assignment_tags: Vec<String>,
+    members: Vec<MemberInput>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SubtopologyInput {
+    id: String,
+    tasks: i32,
+    stateful: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct MemberInput {
+    member_id: String,
+    process_id: String,
+    #[serde(default)]
+    instance_id: Option<String>,
+    #[serde(default)]
+    rack_id: Option<String>,
+    #[serde(default)]
+    client_tags: UniqueMap<String, String>,
+    #[serde(default)]
+    active_tasks: UniqueMap<String, Vec<i32>>,
+    #[serde(default)]
+    standby_tasks: UniqueMap<String, Vec<i32>>,
+    #[serde(default)]
+    warmup_tasks: UniqueMap<String, Vec<i32>>,
+    #[serde(default)]
+    task_offsets: UniqueMap<String, UniqueMap<i32, i64>>,
+    #[serde(default)]
+    task_end_offsets: UniqueMap<String, UniqueMap<i32, i64>>,
+}
+
+impl AssignInput {
+    fn into_spec(self) -> Result<(GroupSpec, TopologyDescriber), String> {
+        let mut topology = TopologyDescriber::default();
+        for s in self.subtopologies {
+            let spec = SubtopologySpec {
+                num_tasks: s.tasks,
+                stateful: s.stateful,
+            };
+            if topology.subtopologies.insert(s.id.clone(), spec).is_some() {
+                return Err(format!("duplicate subtopology id {:?}", s.id));
+            }
+        }
+        let members = self
+            .members
+            .into_iter()
+            .map(|m| {
+                let id = m.member_id.clone();
+                Ok(MemberSpec {
+                    active_tasks: tasks(&id, "activeTasks", m.active_tasks)?,
+                    standby_tasks: tasks(&id, "standbyTasks", m.standby_tasks)?,
+                    warmup_tasks: tasks(&id, "warmupTasks", m.warmup_tasks)?,
+                    task_offsets: offsets(m.task_offsets),
+                    task_end_offsets: offsets(m.task_end_offsets),
+                    member_id: m.member_id,
+                    process_id: m.process_id,
+                    instance_id: m.instance_id,
+                    rack_id: m.rack_id,
+                    client_tags: m.client_tags.0,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let configs = AssignmentConfigs {
+            num_standby_replicas: self.num_standby_replicas,
+            rack_aware_assignment_tags: self.rack_aware_assignment_tags,
+        };
+        Ok((GroupSpec { members, configs }, topology))
+    }
+}
+
+fn tasks(member: &str, field: &str, input: UniqueMap<String, Vec<i32>>) -> Result<Tasks, String> {
+    input
+        .0
+        .into_iter()
+        .map(|(sub, list)| {
+            let mut set = BTreeSet::new();
+            for p in list {
+                if !set.insert(p) {
+                    return Err(format!(
+                        "member {member:?}: partition {p} of {sub:?} listed twice in {field}"
+                    ));
+                }
+            }
+            Ok((sub, set))
+        })
+        .collect()
+}
+
+fn offsets(input: UniqueMap<String, UniqueMap<i32, i64>>) -> TaskOffsets {
+    input.0.into_iter().map(|(sub, o)| (sub, o.0)).collect()
+}
+
+#[derive(Serialize)]
+struct AssignOutput {
+    members: BTreeMap<String, MemberOutput>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MemberOutput {
+    active_tasks: Tasks,
+    standby_tasks: Tasks,
+    warmup_tasks: Tasks,
+}
+
+impl From<GroupAssignment> for AssignOutput {
+    fn from(a: GroupAssignment) -> Self {
+        let members = a
+            .members
+            .into_iter()
+            .map(|(id, m)| {
+                let out = MemberOutput {
+                    active_tasks: m.active_tasks,
+                    standby_tasks: m.standby_tasks,
+                    warmup_tasks: Tasks::new(),
+                };
+                (id, out)
+            })
+            .collect();
+        AssignOutput { members }
+    }
+}
+
+/// A JSON object read into a sorted map that rejects a key given twice (serde's maps keep the last one).
+#[derive(Debug)]
+struct UniqueMap<K, V>(BTreeMap<K, V>);
+
+impl<K, V> Default for UniqueMap<K, V> {
+    fn default() -> Self {
+        UniqueMap(BTreeMap::new())
+    }
+}
+
+impl<'de, K, V> Deserialize<'de> for UniqueMap<K, V>
+where
+    K: Deserialize<'de> + Ord + fmt::Debug,
+    V: Deserialize<'de>,
+{
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct UniqueVisitor<K, V>(PhantomData<(K, V)>);
+
+        impl<'de, K, V> Visitor<'de> for UniqueVisitor<K, V>
+        where
+            K: Deserialize<'de> + Ord + fmt::Debug,
+            V: Deserialize<'de>,
+        {
+            type Value = UniqueMap<K, V>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+                let mut map = BTreeMap::new();
+                while let Some((k, v)) = access.next_entry::<K, V>()? {
+                    if map.contains_key(&k) {
+                        return Err(de::Error::custom(format!("duplicate key {k:?}")));
+                    }
+                    map.insert(k, v);
+                }
+                Ok(UniqueMap(map))
+            }
+        }
+
+        deserializer.deserialize_map(UniqueVisitor(PhantomData))
+    }
+}

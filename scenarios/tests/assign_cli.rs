@@ -1,0 +1,155 @@
+//! `regroup assign` as a user runs it: the binary, standard input or a file, stdout, stderr, exit status.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn regroup_assign(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_regroup"))
+        .arg("assign")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run regroup");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("regroup exits")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("utf-8")
+}
+
+const TWO_PROCESSES: &str = r#"{"subtopologies":[{"id":"s0","tasks":4,"stateful":true}],"numStandbyReplicas":1,
+  "members":[{"memberId":"m2","processId":"p2","activeTasks":{},"standbyTasks":{},"warmupTasks":{}},
+             {"memberId":"m1","processId":"p1","activeTasks":{"s0":[0,1]},"standbyTasks":{},"warmupTasks":{}}]}"#;
+
+/// Kafka 4.4.0's StickyTaskAssignor gives the same answer (conformance/oracle).
+const TWO_PROCESSES_OUT: &str = r#"{"members":{"m1":{"activeTasks":{"s0":[0,1]},"standbyTasks":{"s0":[2,3]},"warmupTasks":{}},"m2":{"activeTasks":{"s0":[2,3]},"standbyTasks":{"s0":[0,1]},"warmupTasks":{}}}}"#;
+
+#[test]
+fn assigns_from_stdin_with_sorted_output() {
+    let out = regroup_assign(&[], TWO_PROCESSES);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), format!("{TWO_PROCESSES_OUT}\n"));
+}
+
+#[test]
+fn reads_a_file_and_dash_means_stdin() {
+    let dir = std::env::temp_dir().join(format!("regroup-assign-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("group.json");
+    std::fs::write(&file, TWO_PROCESSES).expect("write input");
+    let from_file = regroup_assign(&[file.to_str().expect("path")], "");
+    let from_dash = regroup_assign(&["-"], TWO_PROCESSES);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(from_file.status.code(), Some(0));
+    assert_eq!(text(&from_file.stdout), format!("{TWO_PROCESSES_OUT}\n"));
+    assert_eq!(text(&from_dash.stdout), format!("{TWO_PROCESSES_OUT}\n"));
+}
+
+#[test]
+fn single_member_gets_every_active_task_and_no_standby() {
+    let input = r#"{"subtopologies":[{"id":"s0","tasks":4,"stateful":true}],"numStandbyReplicas":1,"members":[{"memberId":"m1","processId":"p1","activeTasks":{"s0":[0,1]},"standbyTasks":{},"warmupTasks":{}}]}"#;
+    let out = regroup_assign(&[], input);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        text(&out.stdout),
+        "{\"members\":{\"m1\":{\"activeTasks\":{\"s0\":[0,1,2,3]},\"standbyTasks\":{},\"warmupTasks\":{}}}}\n"
+    );
+}
+
+#[test]
+fn optional_fields_are_accepted_and_offsets_are_used() {
+    // m2 reports an offset for task 1 on a cold start and gets it back (Kafka 4.4's task-offset stickiness).
+    let input = r#"{"subtopologies":[{"id":"s0","tasks":2,"stateful":false}],"rackAwareAssignmentTags":["zone"],
+      "members":[{"memberId":"m1","processId":"p1","instanceId":"i1","rackId":"r1","clientTags":{"zone":"a"}},
+                 {"memberId":"m2","processId":"p2","taskOffsets":{"s0":{"1":100}},"taskEndOffsets":{"s0":{"1":150}}}]}"#;
+    let out = regroup_assign(&[], input);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "{\"members\":{\"m1\":{\"activeTasks\":{\"s0\":[0]},\"standbyTasks\":{},\"warmupTasks\":{}},\"m2\":{\"activeTasks\":{\"s0\":[1]},\"standbyTasks\":{},\"warmupTasks\":{}}}}\n"
+    );
+}
+
+fn assert_invalid(input: &str, message: &str) {
+    let out = regroup_assign(&[], input);
+    assert_eq!(out.status.code(), Some(2), "input: {input}");
+    assert!(out.stdout.is_empty());
+    let stderr = text(&out.stderr);
+    assert!(stderr.starts_with("regroup assign: "), "{stderr}");
+    assert!(
+        stderr.contains(message),
+        "expected {message:?} in {stderr:?}"
+    );
+}
+
+#[test]
+fn invalid_input_exits_2_with_a_clear_message() {
+    assert_invalid("{\"subtopologies\":[", "invalid input: EOF while parsing");
+    assert_invalid(
+        r#"{"subtopologies":[],"members":[],"numStandby":1}"#,
+        "unknown field `numStandby`",
+    );
+    assert_invalid(r#"{"members":[]}"#, "missing field `subtopologies`");
+    assert_invalid(
+        r#"{"subtopologies":[{"id":"a","tasks":-3,"stateful":true}],"members":[]}"#,
+        "subtopology a has a negative number of tasks: -3",
+    );
+    assert_invalid(
+        r#"{"subtopologies":[{"id":"a","tasks":1,"stateful":true}],"members":[{"memberId":"m","processId":"p","activeTasks":{"b":[0]}}]}"#,
+        "member m: unknown subtopology b in its activeTasks",
+    );
+    assert_invalid(
+        r#"{"subtopologies":[{"id":"a","tasks":1,"stateful":true}],"members":[{"memberId":"m","processId":"p","activeTasks":{"a":[0,0]}}]}"#,
+        "partition 0 of \"a\" listed twice in activeTasks",
+    );
+    assert_invalid(
+        r#"{"subtopologies":[{"id":"a","tasks":1,"stateful":true}],"members":[{"memberId":"m","processId":"p","activeTasks":{"a":[0],"a":[0]}}]}"#,
+        "duplicate key \"a\"",
+    );
+    assert_invalid(
+        r#"{"subtopologies":[{"id":"a","tasks":1,"stateful":true},{"id":"a","tasks":2,"stateful":true}],"members":[]}"#,
+        "duplicate subtopology id \"a\"",
+    );
+    assert_invalid(
+        r#"{"subtopologies":[{"id":"a","tasks":1,"stateful":true}],"members":[]}"#,
+        "No process available to assign active task a_0.",
+    );
+}
+
+#[test]
+fn lines_mode_answers_each_line_and_reports_failures_at_the_end() {
+    let single = TWO_PROCESSES.replace('\n', " ");
+    let input = format!(
+        "{single}\n\n{{\"subtopologies\":[{{\"id\":\"a\",\"tasks\":1,\"stateful\":true}}],\"members\":[]}}\n{single}\n"
+    );
+    let out = regroup_assign(&["--lines"], &input);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "{TWO_PROCESSES_OUT}\n{{\"error\":\"No process available to assign active task a_0.\"}}\n{TWO_PROCESSES_OUT}\n"
+        )
+    );
+    assert_eq!(
+        text(&out.stderr),
+        "regroup assign: line 3: No process available to assign active task a_0.\n"
+    );
+}
+
+#[test]
+fn missing_file_exits_2() {
+    let out = regroup_assign(&["/nonexistent/regroup-input.json"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr)
+            .starts_with("regroup assign: cannot open /nonexistent/regroup-input.json: ")
+    );
+}
