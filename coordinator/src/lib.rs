@@ -4,7 +4,19 @@
 //! The shard is sans-IO and event-sourced (see `../shared/DESIGN.md`): it decides, emits records, and
 //! changes state only by replaying records, so loading after fail-over is the same code path.
 
+pub mod classic;
+pub mod config;
+pub mod context;
+pub mod error;
+pub mod group;
+pub mod offsets;
 pub mod records;
+pub mod shard;
 pub mod streams;
 pub mod timer;
 pub mod topics;
+
+pub use context::RequestContext;
+pub use error::ApiError;
+pub use records::Record;
+pub use shard::{Fired, Outcome, Reply, RequestToken, Shard, ShardError};

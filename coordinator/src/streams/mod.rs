@@ -2,3 +2,6 @@
 //! configuration and the sticky task assignor.
 
 pub mod assignor;
+pub mod config;
+
+pub use config::StreamsConfig;

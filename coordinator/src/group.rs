@@ -1,0 +1,82 @@
+//! What every group type answers for offsets and deletion: Kafka's `Group` interface
+//! (`group-coordinator/.../Group.java`). The offsets code asks the group that owns the offsets, whatever
+//! its type, through [`GroupValidation`].
+
+use uuid::Uuid;
+
+use crate::error::ApiError;
+
+/// The kind of a group, as DescribeGroups/ListGroups report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum GroupType {
+    Classic,
+    Streams,
+}
+
+impl GroupType {
+    /// Kafka's `Group.GroupType.toString()`.
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupType::Classic => "classic",
+            GroupType::Streams => "streams",
+        }
+    }
+}
+
+/// Validates each partition of an accepted offset commit (Kafka's `CommitPartitionValidator`): called
+/// with (topic name, topic id or nil, partition).
+pub enum CommitPartitionValidator<'a> {
+    /// Every partition is accepted.
+    NoOp,
+    /// Each partition is checked, e.g. against a streams member's per-task assignment epochs.
+    Check(Box<dyn Fn(&str, Uuid, i32) -> Result<(), ApiError> + 'a>),
+}
+
+impl CommitPartitionValidator<'_> {
+    pub fn validate(&self, topic: &str, topic_id: Uuid, partition: i32) -> Result<(), ApiError> {
+        match self {
+            CommitPartitionValidator::NoOp => Ok(()),
+            CommitPartitionValidator::Check(check) => check(topic, topic_id, partition),
+        }
+    }
+}
+
+impl std::fmt::Debug for CommitPartitionValidator<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CommitPartitionValidator::NoOp => f.write_str("NoOp"),
+            CommitPartitionValidator::Check(_) => f.write_str("Check(..)"),
+        }
+    }
+}
+
+/// Kafka's `Group` validation methods, implemented by every group type.
+pub trait GroupValidation {
+    fn group_type(&self) -> GroupType;
+
+    /// OffsetCommit / TxnOffsetCommit admission (`Group.validateOffsetCommit`).
+    fn validate_offset_commit(
+        &self,
+        member_id: &str,
+        group_instance_id: Option<&str>,
+        generation_id_or_member_epoch: i32,
+        is_transactional: bool,
+        api_version: i16,
+    ) -> Result<CommitPartitionValidator<'_>, ApiError>;
+
+    /// OffsetFetch admission (`Group.validateOffsetFetch`); `member_id` is `None` when not sent.
+    fn validate_offset_fetch(
+        &self,
+        member_id: Option<&str>,
+        member_epoch: i32,
+    ) -> Result<(), ApiError>;
+
+    /// OffsetDelete admission (`Group.validateOffsetDelete`).
+    fn validate_offset_delete(&self) -> Result<(), ApiError>;
+
+    /// DeleteGroups admission (`Group.validateDeleteGroup`).
+    fn validate_delete_group(&self) -> Result<(), ApiError>;
+
+    /// Whether the group currently consumes `topic` (offset expiration and OffsetDelete use it).
+    fn is_subscribed_to_topic(&self, topic: &str) -> bool;
+}

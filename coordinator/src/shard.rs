@@ -1,0 +1,174 @@
+//! One coordinator shard: the state of one `__consumer_offsets` partition and the only way to change it.
+//!
+//! Modelled on Kafka's `GroupCoordinatorShard` run by its `CoordinatorRuntime`:
+//! * [`Shard::handle`] runs one request. The handler reads the current state, may update soft state
+//!   (timers, classic rebalance bookkeeping, in-memory task offsets, ...) and produces records; the shard
+//!   then replays those records, exactly as Kafka's runtime replays a handler's records after it returns.
+//!   Handlers therefore never see their own records.
+//! * [`Shard::replay`] applies one record. Loading a partition after fail-over is a fresh shard replaying
+//!   the partition's records followed by [`Shard::on_loaded`], so persistent state survives fail-over by
+//!   construction.
+//! * Timers live in the shard ([`Shard::next_deadline`], [`Shard::expire`]); time is always an argument.
+//!
+//! Responses are [`Reply`]s tagged with the caller's [`RequestToken`], because a classic JoinGroup or
+//! SyncGroup may be parked and answered later, by another request or by a timer. The caller must make the
+//! records of an [`Outcome`] durable before sending its replies (Kafka answers only once the records are
+//! committed).
+
+use std::collections::BTreeMap;
+
+use protocol::{Api, Request, Response};
+
+use crate::config::ShardConfig;
+use crate::context::RequestContext;
+use crate::records::Record;
+use crate::timer::Timers;
+use crate::topics::TopicsImage;
+
+/// The caller's handle for one request, echoed in the [`Reply`] that answers it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RequestToken(pub u64);
+
+/// The answer to one request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    pub token: RequestToken,
+    pub response: Response,
+}
+
+/// What running a request or a timer produced: the records to append (already replayed into the shard)
+/// and the replies to send once they are durable, in the order Kafka would complete them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Outcome {
+    pub records: Vec<Record>,
+    pub replies: Vec<Reply>,
+}
+
+impl Outcome {
+    pub fn reply(&mut self, token: RequestToken, response: impl Into<Response>) {
+        self.replies.push(Reply {
+            token,
+            response: response.into(),
+        });
+    }
+}
+
+/// A timer that fired, and what it produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fired {
+    /// Kafka's timer key, e.g. `session-timeout-<group>-<member>`.
+    pub key: String,
+    pub deadline_ms: i64,
+    pub outcome: Outcome,
+}
+
+/// Why a shard did not run a request.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShardError {
+    /// The api is not served by a group coordinator shard (e.g. Metadata); the broker answers it.
+    #[error("{0:?} is not a group coordinator api")]
+    NotACoordinatorApi(Api),
+}
+
+/// What a timer does when it fires. Each group type adds its own tasks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TimerTask {}
+
+/// One `__consumer_offsets` partition's coordinator.
+#[derive(Debug, Clone, Default)]
+pub struct Shard {
+    pub config: ShardConfig,
+    pub topics: TopicsImage,
+    pub timers: Timers<TimerTask>,
+}
+
+impl Shard {
+    pub fn new(config: ShardConfig) -> Self {
+        Self {
+            config,
+            ..Self::default()
+        }
+    }
+
+    /// Runs one request at `now_ms`. The records of the outcome have been replayed into the shard.
+    pub fn handle(
+        &mut self,
+        token: RequestToken,
+        ctx: &RequestContext,
+        request: &Request,
+        now_ms: i64,
+    ) -> Result<Outcome, ShardError> {
+        let _ = (token, ctx, now_ms);
+        // Each group type adds its apis here.
+        Err(ShardError::NotACoordinatorApi(request.api()))
+    }
+
+    /// Applies one record to the persistent state.
+    pub fn replay(&mut self, record: &Record) {
+        let _ = record;
+    }
+
+    /// Replays every record of `records` in order.
+    pub fn replay_all<'a>(&mut self, records: impl IntoIterator<Item = &'a Record>) {
+        for record in records {
+            self.replay(record);
+        }
+    }
+
+    /// Called once a load (a replay of the whole partition) has finished: re-arms the timers Kafka's
+    /// `GroupMetadataManager.onLoaded` re-arms.
+    pub fn on_loaded(&mut self, now_ms: i64) {
+        let _ = now_ms;
+    }
+
+    /// Called when the shard is unloaded (the broker lost leadership): cancels every timer and answers
+    /// every parked request, as Kafka's `onUnloaded` does.
+    pub fn on_unloaded(&mut self) -> Vec<Reply> {
+        self.timers.clear();
+        Vec::new()
+    }
+
+    /// The earliest timer deadline, if any.
+    pub fn next_deadline(&self) -> Option<i64> {
+        self.timers.next_deadline()
+    }
+
+    /// Fires, in deadline order, every timer due at or before `now_ms`; each runs at its own deadline.
+    pub fn expire(&mut self, now_ms: i64) -> Vec<Fired> {
+        let mut fired = Vec::new();
+        while let Some(due) = self.timers.pop_due(now_ms) {
+            let outcome = self.run_timer(due.task, due.deadline_ms);
+            fired.push(Fired {
+                key: due.key,
+                deadline_ms: due.deadline_ms,
+                outcome,
+            });
+        }
+        fired
+    }
+
+    fn run_timer(&mut self, task: TimerTask, now_ms: i64) -> Outcome {
+        let _ = now_ms;
+        match task {}
+    }
+
+    /// Applies a handler's records after it returned, as Kafka's runtime does.
+    #[allow(dead_code)]
+    fn commit(&mut self, outcome: Outcome) -> Outcome {
+        for record in &outcome.records {
+            self.replay(record);
+        }
+        outcome
+    }
+
+    /// Sets the shard's topic metadata (Kafka's metadata image; handlers notice changes through the
+    /// metadata hash on the next heartbeat).
+    pub fn set_topics(&mut self, topics: TopicsImage) {
+        self.topics = topics;
+    }
+
+    /// Per-group dynamic configs, as given (`streams.session.timeout.ms` etc.).
+    pub fn group_overrides(&self) -> &BTreeMap<String, BTreeMap<String, String>> {
+        &self.config.group_overrides
+    }
+}
