@@ -23,13 +23,16 @@ impl GroupType {
     }
 }
 
+/// A per-partition check: (topic name, topic id or nil, partition).
+pub type PartitionCheck<'a> = Box<dyn Fn(&str, Uuid, i32) -> Result<(), ApiError> + 'a>;
+
 /// Validates each partition of an accepted offset commit (Kafka's `CommitPartitionValidator`): called
 /// with (topic name, topic id or nil, partition).
 pub enum CommitPartitionValidator<'a> {
     /// Every partition is accepted.
     NoOp,
     /// Each partition is checked, e.g. against a streams member's per-task assignment epochs.
-    Check(Box<dyn Fn(&str, Uuid, i32) -> Result<(), ApiError> + 'a>),
+    Check(PartitionCheck<'a>),
 }
 
 impl CommitPartitionValidator<'_> {
