@@ -19,9 +19,13 @@ use std::collections::BTreeMap;
 
 use protocol::{Api, Request, Response};
 
+use crate::classic::ClassicGroups;
 use crate::config::ShardConfig;
 use crate::context::RequestContext;
+use crate::group::GroupValidation;
+use crate::offsets::OffsetStore;
 use crate::records::Record;
+use crate::streams::StreamsGroups;
 use crate::timer::Timers;
 use crate::topics::TopicsImage;
 
@@ -79,6 +83,9 @@ pub enum TimerTask {}
 pub struct Shard {
     pub config: ShardConfig,
     pub topics: TopicsImage,
+    pub streams: StreamsGroups,
+    pub classic: ClassicGroups,
+    pub offsets: OffsetStore,
     pub timers: Timers<TimerTask>,
 }
 
@@ -165,6 +172,13 @@ impl Shard {
     /// metadata hash on the next heartbeat).
     pub fn set_topics(&mut self, topics: TopicsImage) {
         self.topics = topics;
+    }
+
+    /// The validation answers of the group `group_id`, whatever its type.
+    pub fn group_validation(&self, group_id: &str) -> Option<&dyn GroupValidation> {
+        self.streams
+            .validation(group_id)
+            .or_else(|| self.classic.validation(group_id))
     }
 
     /// Per-group dynamic configs, as given (`streams.session.timeout.ms` etc.).

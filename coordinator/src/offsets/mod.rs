@@ -4,3 +4,7 @@
 pub mod config;
 
 pub use config::OffsetsConfig;
+
+/// The committed offsets of every group in the shard. The offsets work owns this type.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OffsetStore {}
