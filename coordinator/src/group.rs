@@ -83,3 +83,14 @@ pub trait GroupValidation {
     /// Whether the group currently consumes `topic` (offset expiration and OffsetDelete use it).
     fn is_subscribed_to_topic(&self, topic: &str) -> bool;
 }
+
+/// One row of ListGroups.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct GroupListing {
+    pub group_id: String,
+    /// The protocol type ("consumer" for classic consumer groups, "streams" for streams groups).
+    pub protocol_type: String,
+    /// Kafka's state name as ListGroups reports it (e.g. "Stable", "Empty", "Reconciling").
+    pub state: String,
+    pub group_type: GroupType,
+}

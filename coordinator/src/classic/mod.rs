@@ -37,4 +37,9 @@ impl ClassicGroups {
         let _ = group_id;
         None
     }
+
+    /// One ListGroups row per classic group, sorted by group id.
+    pub fn listings(&self) -> Vec<crate::group::GroupListing> {
+        Vec::new()
+    }
 }
