@@ -76,7 +76,9 @@ pub enum ShardError {
 
 /// What a timer does when it fires. Each group type adds its own tasks.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TimerTask {}
+pub enum TimerTask {
+    Classic(crate::classic::ClassicTimer),
+}
 
 /// One `__consumer_offsets` partition's coordinator.
 #[derive(Debug, Clone, Default)]
@@ -105,14 +107,35 @@ impl Shard {
         request: &Request,
         now_ms: i64,
     ) -> Result<Outcome, ShardError> {
-        let _ = (token, ctx, now_ms);
         // Each group type adds its apis here.
-        Err(ShardError::NotACoordinatorApi(request.api()))
+        let outcome = match request {
+            Request::JoinGroup(_)
+            | Request::SyncGroup(_)
+            | Request::Heartbeat(_)
+            | Request::LeaveGroup(_)
+            | Request::DescribeGroups(_) => {
+                crate::classic::api::handle(self, token, ctx, request, now_ms)
+            }
+            Request::OffsetCommit(_) | Request::TxnOffsetCommit(_) | Request::OffsetFetch(_) => {
+                crate::offsets::handle(self, token, ctx, request, now_ms)
+            }
+            Request::ListGroups(_) | Request::DeleteGroups(_) => {
+                crate::group_admin::handle(self, token, ctx, request)
+            }
+            _ => return Err(ShardError::NotACoordinatorApi(request.api())),
+        };
+        Ok(self.commit(outcome))
     }
 
     /// Applies one record to the persistent state.
     pub fn replay(&mut self, record: &Record) {
-        let _ = record;
+        match record {
+            Record::OffsetCommit { .. } | Record::TxnOffsetCommit { .. } => {
+                crate::offsets::replay(self, record)
+            }
+            Record::GroupMetadata { key, value } => self.classic.replay(key, value.as_ref()),
+            _ => {}
+        }
     }
 
     /// Replays every record of `records` in order.
@@ -125,14 +148,17 @@ impl Shard {
     /// Called once a load (a replay of the whole partition) has finished: re-arms the timers Kafka's
     /// `GroupMetadataManager.onLoaded` re-arms.
     pub fn on_loaded(&mut self, now_ms: i64) {
-        let _ = now_ms;
+        self.classic
+            .on_loaded(&self.config.classic, &mut self.timers, now_ms);
     }
 
     /// Called when the shard is unloaded (the broker lost leadership): cancels every timer and answers
     /// every parked request, as Kafka's `onUnloaded` does.
     pub fn on_unloaded(&mut self) -> Vec<Reply> {
         self.timers.clear();
-        Vec::new()
+        let mut replies = Vec::new();
+        replies.extend(self.classic.on_unloaded());
+        replies
     }
 
     /// The earliest timer deadline, if any.
@@ -155,12 +181,17 @@ impl Shard {
     }
 
     fn run_timer(&mut self, task: TimerTask, now_ms: i64) -> Outcome {
-        let _ = now_ms;
-        match task {}
+        match task {
+            TimerTask::Classic(t) => {
+                let outcome =
+                    self.classic
+                        .run_timer(&self.config.classic, &mut self.timers, t, now_ms);
+                self.commit(outcome)
+            }
+        }
     }
 
     /// Applies a handler's records after it returned, as Kafka's runtime does.
-    #[allow(dead_code)]
     fn commit(&mut self, outcome: Outcome) -> Outcome {
         for record in &outcome.records {
             self.replay(record);
