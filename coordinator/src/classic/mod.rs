@@ -156,6 +156,30 @@ impl ClassicGroups {
         }
     }
 
+    /// Test hook mirroring Kafka tests that call `prepareRebalance(group)` directly: starts a rebalance of
+    /// the group without any member rejoining. The caller replays the outcome's records, as
+    /// [`crate::shard::Shard::handle`] does.
+    pub fn prepare_rebalance(
+        &mut self,
+        group_id: &str,
+        config: &ClassicConfig,
+        timers: &mut Timers<TimerTask>,
+        now_ms: i64,
+    ) -> Result<Outcome, IllegalState> {
+        let mut out = Outcome::default();
+        self.run(
+            config,
+            timers,
+            now_ms,
+            &mut out,
+            |groups, _, ctx| match groups.get_mut(group_id) {
+                Some(group) => rebalance::prepare_rebalance(group, ctx),
+                None => Err(IllegalState(format!("no group {group_id}"))),
+            },
+        )?;
+        Ok(out)
+    }
+
     /// Applies a GroupMetadata record. A tombstone removes the group. A value this shard wrote only
     /// updates the persisted view; any other value (a load) replaces the group by the one it describes.
     pub fn replay(&mut self, key: &GroupMetadataKey, value: Option<&GroupMetadataValue>) {

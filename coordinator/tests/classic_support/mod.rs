@@ -250,6 +250,18 @@ impl TestContext {
             .expect("legal transition");
     }
 
+    /// Kafka tests' `prepareRebalance(group)`: a rebalance nobody asked for.
+    pub fn prepare_rebalance(&mut self) {
+        let config = self.shard.config.classic.clone();
+        let outcome = self
+            .shard
+            .classic
+            .prepare_rebalance(GROUP, &config, &mut self.shard.timers, self.now)
+            .expect("group exists");
+        self.shard.replay_all(&outcome.records);
+        self.absorb(outcome);
+    }
+
     fn absorb(&mut self, outcome: Outcome) -> Vec<Record> {
         for reply in outcome.replies {
             assert!(
