@@ -250,6 +250,30 @@ impl TestContext {
             .expect("legal transition");
     }
 
+    /// Loads a record as a coordinator taking over would (replay, then `on_loaded`), and puts it in the
+    /// log: sets up groups with chosen member ids.
+    pub fn load(&mut self, record: Record) {
+        self.shard.replay(&record);
+        self.shard.on_loaded(self.now);
+        self.log.push(record);
+    }
+
+    pub fn commit(&mut self, version: i16, request: OffsetCommitRequest) -> OffsetCommitResponse {
+        let sent = self.send(version, request);
+        match self.answer(&sent) {
+            Some(Response::OffsetCommit(r)) => r,
+            other => panic!("expected an offset commit response, got {other:?}"),
+        }
+    }
+
+    pub fn fetch(&mut self, version: i16, request: OffsetFetchRequest) -> OffsetFetchResponse {
+        let sent = self.send(version, request);
+        match self.answer(&sent) {
+            Some(Response::OffsetFetch(r)) => r,
+            other => panic!("expected an offset fetch response, got {other:?}"),
+        }
+    }
+
     /// Kafka tests' `prepareRebalance(group)`: a rebalance nobody asked for.
     pub fn prepare_rebalance(&mut self) {
         let config = self.shard.config.classic.clone();
@@ -582,6 +606,82 @@ pub fn metadata_value(record: &Record) -> GroupMetadataValue {
         } => value.clone(),
         other => panic!("expected a GroupMetadata value, got {other:?}"),
     }
+}
+
+/// A GroupMetadata record of a Stable group `GROUP` with the given (member id, instance id) members, all
+/// on protocol "range" with a "foo" subscription, generation `generation`, first member leading.
+pub fn stable_group_record(generation: i32, members: &[(&str, Option<&str>)]) -> Record {
+    use coordinator::records::classic::{GroupMetadataKey, MemberMetadata};
+    Record::GroupMetadata {
+        key: GroupMetadataKey {
+            group: GROUP.to_string(),
+        },
+        value: Some(GroupMetadataValue {
+            protocol_type: "consumer".into(),
+            generation,
+            protocol: Some("range".into()),
+            leader: members.first().map(|(m, _)| m.to_string()),
+            current_state_timestamp: 0,
+            members: members
+                .iter()
+                .map(|(m, i)| MemberMetadata {
+                    member_id: m.to_string(),
+                    group_instance_id: i.map(str::to_string),
+                    client_id: CLIENT_ID.into(),
+                    client_host: CLIENT_HOST.into(),
+                    rebalance_timeout: 10000,
+                    session_timeout: 10000,
+                    subscription: subscription(&["foo"]).to_vec(),
+                    assignment: Vec::new(),
+                })
+                .collect(),
+        }),
+    }
+}
+
+/// An OffsetCommit request of one partition.
+pub fn commit_request(
+    group: &str,
+    member_id: &str,
+    instance: Option<&str>,
+    generation: i32,
+    topic: &str,
+    partition: i32,
+    offset: i64,
+) -> OffsetCommitRequest {
+    use protocol::messages::offset_commit_request::{
+        OffsetCommitRequestPartition, OffsetCommitRequestTopic,
+    };
+    OffsetCommitRequest::default()
+        .with_group_id(sb(group).into())
+        .with_member_id(sb(member_id))
+        .with_group_instance_id(instance.map(sb))
+        .with_generation_id_or_member_epoch(generation)
+        .with_topics(vec![
+            OffsetCommitRequestTopic::default()
+                .with_name(sb(topic).into())
+                .with_partitions(vec![
+                    OffsetCommitRequestPartition::default()
+                        .with_partition_index(partition)
+                        .with_committed_offset(offset),
+                ]),
+        ])
+}
+
+/// The (topic, partition, error) answers of an OffsetCommit response.
+pub fn commit_errors(r: &OffsetCommitResponse) -> Vec<(String, i32, ErrorCode)> {
+    r.topics
+        .iter()
+        .flat_map(|t| {
+            t.partitions.iter().map(move |p| {
+                (
+                    t.name.to_string(),
+                    p.partition_index,
+                    ErrorCode::from_code(p.error_code).expect("known code"),
+                )
+            })
+        })
+        .collect()
 }
 
 pub fn code(c: ErrorCode) -> i16 {
