@@ -98,7 +98,10 @@ fn leader_fail_to_rejoin_before_final_rebalance_timeout_with_long_session_timeou
 fn leader_rejoin_before_final_rebalance_timeout_with_long_session_timeout() {
     let mut ctx = TestContext::new();
     group_stuck_in_rebalance(&mut ctx);
-    let sent = ctx.join(join_request().instance(LEADER).default_protocols().build());
+    let sent = ctx.join_v(
+        join_request().instance(LEADER).default_protocols().build(),
+        9,
+    );
     let r = ctx.joined(&sent);
     assert_eq!(r.error_code, 0);
     assert_eq!(r.generation_id, 3);

@@ -185,10 +185,15 @@ pub struct TestContext {
     next_token: u64,
     /// Every record the shard produced, in order: the partition's log.
     pub log: Vec<Record>,
-    /// Every answer, by request token, in the order they were sent.
+    /// Every answer, by request token, as the shard built it (Kafka's response data object).
     pub answers: BTreeMap<RequestToken, Response>,
+    /// Every answer as a client at the request's version reads it: encoded and decoded again (which also
+    /// checks that every answer can be sent).
+    pub wire_answers: BTreeMap<RequestToken, Response>,
     /// The tokens in the order they were answered.
     pub answer_order: Vec<RequestToken>,
+    /// The version each request was sent at.
+    versions: BTreeMap<RequestToken, i16>,
     /// Set to false by tests that deliberately break replay equivalence.
     pub check_replay_on_drop: bool,
 }
@@ -212,7 +217,9 @@ impl TestContext {
             next_token: 1,
             log: Vec::new(),
             answers: BTreeMap::new(),
+            wire_answers: BTreeMap::new(),
             answer_order: Vec::new(),
+            versions: BTreeMap::new(),
             check_replay_on_drop: true,
         }
     }
@@ -294,6 +301,16 @@ impl TestContext {
                 reply.token
             );
             self.answer_order.push(reply.token);
+            let version = self.versions[&reply.token];
+            let mut buf = bytes::BytesMut::new();
+            reply
+                .response
+                .encode(version, &mut buf)
+                .unwrap_or_else(|e| panic!("answer cannot be encoded at v{version}: {e}"));
+            let api = reply.response.api().key();
+            let decoded = Response::decode(api, version, &mut buf.freeze())
+                .unwrap_or_else(|e| panic!("answer cannot be decoded at v{version}: {e}"));
+            self.wire_answers.insert(reply.token, decoded);
             self.answers.insert(reply.token, reply.response);
         }
         self.log.extend(outcome.records.iter().cloned());
@@ -308,6 +325,7 @@ impl TestContext {
     pub fn send_as(&mut self, client_id: &str, version: i16, request: impl Into<Request>) -> Sent {
         let token = RequestToken(self.next_token);
         self.next_token += 1;
+        self.versions.insert(token, version);
         let ctx = RequestContext::new(client_id, CLIENT_HOST, version);
         let outcome = self
             .shard
@@ -324,6 +342,20 @@ impl TestContext {
 
     pub fn join_v(&mut self, request: JoinGroupRequest, version: i16) -> Sent {
         self.send(version, request)
+    }
+
+    /// The join response as the client decoded it.
+    pub fn joined_on_wire(&self, sent: &Sent) -> JoinGroupResponse {
+        match self.wire_answers.get(&sent.token) {
+            Some(Response::JoinGroup(r)) => r.clone(),
+            other => panic!("expected a join response, got {other:?}"),
+        }
+    }
+
+    /// A JoinGroup answered at once.
+    pub fn join_now(&mut self, request: JoinGroupRequest, version: i16) -> JoinGroupResponse {
+        let sent = self.join_v(request, version);
+        self.joined(&sent)
     }
 
     pub fn sync(&mut self, request: SyncGroupRequest) -> Sent {
