@@ -151,10 +151,8 @@ fn join_now_wire(
     ctx.joined_on_wire(&sent)
 }
 
-/// The fields of a JoinGroup response, members sorted by member id (Kafka's `normalize`).
-fn norm(
-    r: &JoinGroupResponse,
-) -> (
+/// (error, generation, protocol type, protocol name, leader, member id, members).
+type JoinFields = (
     i16,
     i32,
     Option<String>,
@@ -162,7 +160,10 @@ fn norm(
     String,
     String,
     Vec<(String, Option<String>)>,
-) {
+);
+
+/// The fields of a JoinGroup response, members sorted by member id (Kafka's `normalize`).
+fn norm(r: &JoinGroupResponse) -> JoinFields {
     let mut members: Vec<(String, Option<String>)> = r
         .members
         .iter()
