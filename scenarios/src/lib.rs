@@ -1,1 +1,2 @@
 //! The scenario catalogue and the pieces of the `regroup` command.
+pub mod wire_cli;

@@ -11,7 +11,10 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// Inspect the Kafka wire format: sample frames of any api regroup serves, decode frames.
+    Wire(scenarios::wire_cli::WireArgs),
+}
 
 fn main() {
     let cli = Cli::parse();
@@ -20,6 +23,6 @@ fn main() {
             println!("regroup {}", env!("CARGO_PKG_VERSION"));
             println!("no scenarios yet; commands: see `regroup --help`");
         }
-        Some(command) => match command {},
+        Some(Command::Wire(args)) => std::process::exit(scenarios::wire_cli::run(args)),
     }
 }

@@ -502,12 +502,35 @@ impl Walker {
                 })
             }
             Type::Struct(s) => {
+                let mut marker = None;
                 if nullable {
-                    let present = if tagged {
-                        cur.uvarint(path, "struct presence")? > 0
+                    let (present, shown, marker_ty, marker_desc) = if tagged {
+                        let v = cur.uvarint(path, "struct presence")?;
+                        (
+                            v > 0,
+                            v.to_string(),
+                            "uvarint",
+                            "1: the struct follows (0 would mean null)",
+                        )
                     } else {
-                        cur.int(1, path, "struct presence")? >= 0
+                        let v = cur.int(1, path, "struct presence")?;
+                        (
+                            v >= 0,
+                            v.to_string(),
+                            "int8",
+                            "1: the struct follows (-1 would mean null)",
+                        )
                     };
+                    if present {
+                        marker = self.leaf(
+                            "presence",
+                            marker_ty.to_string(),
+                            shown,
+                            start,
+                            cur.at() - start,
+                            marker_desc,
+                        );
+                    }
                     if !present {
                         return Ok(Out {
                             node: self.leaf(
@@ -527,7 +550,7 @@ impl Walker {
                     let mut n = Node::new(label, self.type_name(ty, nullable, compact), start);
                     n.size = cur.at() - start;
                     n.description = desc.to_string();
-                    n.children = children;
+                    n.children = marker.into_iter().chain(children).collect();
                     n
                 });
                 Ok(Out {
@@ -579,7 +602,14 @@ impl Walker {
                     };
                     let out = self.value(cur, f, elem, &label, false, tagged, &p)?;
                     if self.build {
-                        children.extend(out.node);
+                        // Elements are described by their array; a struct element shows its type.
+                        children.extend(out.node.map(|mut n| {
+                            n.description.clear();
+                            if let Type::Struct(s) = elem {
+                                n.type_name = s.name.to_string();
+                            }
+                            n
+                        }));
                         items.push(out.json);
                     }
                 }
