@@ -16,6 +16,7 @@ Only facts are taken from the JSON (names, types, versions, tags, defaults); des
 from `descriptions.py`. The output is checked in, so building regroup never needs Kafka's sources.
 
     python3 protocol/codegen/generate.py <kafka>/clients/src/main/resources/common/message
+    cargo fmt --all
 """
 
 import json
