@@ -186,6 +186,33 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// A leaf node, built only when the walk builds a tree (the value and type strings are not
+/// even formatted during a validation walk).
+macro_rules! leaf {
+    ($w:expr, $label:expr, $ty:expr, $value:expr, $offset:expr, $size:expr, $desc:expr $(,)?) => {
+        if $w.build {
+            Some(make_leaf($label, $ty, $value, $offset, $size, $desc))
+        } else {
+            None
+        }
+    };
+}
+
+fn make_leaf(
+    label: &str,
+    ty: String,
+    value: String,
+    offset: usize,
+    size: usize,
+    desc: &str,
+) -> Node {
+    let mut n = Node::new(label, ty, offset);
+    n.value = Some(value);
+    n.size = size;
+    n.description = desc.to_string();
+    n
+}
+
 /// The result of walking one value.
 struct Out {
     node: Option<Node>,
@@ -310,25 +337,6 @@ impl Walker {
         Ok(Some(len as usize))
     }
 
-    fn leaf(
-        &self,
-        label: &str,
-        ty: String,
-        value: String,
-        offset: usize,
-        size: usize,
-        desc: &str,
-    ) -> Option<Node> {
-        if !self.build {
-            return None;
-        }
-        let mut n = Node::new(label, ty, offset);
-        n.value = Some(value);
-        n.size = size;
-        n.description = desc.to_string();
-        Some(n)
-    }
-
     /// Walks one value of type `ty` for field `f` (or an array element of it).
     #[allow(clippy::too_many_arguments)]
     fn value(
@@ -348,7 +356,15 @@ impl Walker {
             ($n:expr, $name:expr) => {{
                 let v = cur.int($n, path, $name)?;
                 Ok(Out {
-                    node: self.leaf(label, $name.to_string(), v.to_string(), start, $n, desc),
+                    node: leaf!(
+                        self,
+                        label,
+                        $name.to_string(),
+                        v.to_string(),
+                        start,
+                        $n,
+                        desc
+                    ),
                     json: if self.build { json_int(v) } else { Value::Null },
                 })
             }};
@@ -357,7 +373,7 @@ impl Walker {
             Type::Bool => {
                 let b = cur.take(1, path, "bool")?[0] != 0;
                 Ok(Out {
-                    node: self.leaf(label, "bool".into(), b.to_string(), start, 1, desc),
+                    node: leaf!(self, label, "bool".into(), b.to_string(), start, 1, desc),
                     json: Value::Bool(b),
                 })
             }
@@ -368,14 +384,14 @@ impl Walker {
             Type::Uint16 => {
                 let v = cur.int(2, path, "uint16")? & 0xffff;
                 Ok(Out {
-                    node: self.leaf(label, "uint16".into(), v.to_string(), start, 2, desc),
+                    node: leaf!(self, label, "uint16".into(), v.to_string(), start, 2, desc),
                     json: json_int(v),
                 })
             }
             Type::Uint32 => {
                 let v = cur.int(4, path, "uint32")? & 0xffff_ffff;
                 Ok(Out {
-                    node: self.leaf(label, "uint32".into(), v.to_string(), start, 4, desc),
+                    node: leaf!(self, label, "uint32".into(), v.to_string(), start, 4, desc),
                     json: json_int(v),
                 })
             }
@@ -383,7 +399,7 @@ impl Walker {
                 let raw = cur.take(8, path, "float64")?;
                 let v = f64::from_be_bytes(raw.try_into().unwrap_or([0; 8]));
                 Ok(Out {
-                    node: self.leaf(label, "float64".into(), v.to_string(), start, 8, desc),
+                    node: leaf!(self, label, "float64".into(), v.to_string(), start, 8, desc),
                     json: Value::from(v),
                 })
             }
@@ -401,7 +417,7 @@ impl Walker {
                     (String::new(), Value::Null)
                 };
                 Ok(Out {
-                    node: self.leaf(label, "uuid".into(), shown, start, 16, desc),
+                    node: leaf!(self, label, "uuid".into(), shown, start, 16, desc),
                     json,
                 })
             }
@@ -417,7 +433,8 @@ impl Walker {
                         ));
                     }
                     return Ok(Out {
-                        node: self.leaf(
+                        node: leaf!(
+                            self,
                             label,
                             ty_name(),
                             "null".into(),
@@ -436,7 +453,8 @@ impl Walker {
                     cur.error(start, path, format!("string is not valid UTF-8: {e}"))
                 })?;
                 Ok(Out {
-                    node: self.leaf(
+                    node: leaf!(
+                        self,
                         label,
                         ty_name(),
                         if self.build { quote(s) } else { String::new() },
@@ -463,7 +481,8 @@ impl Walker {
                         ));
                     }
                     return Ok(Out {
-                        node: self.leaf(
+                        node: leaf!(
+                            self,
                             label,
                             ty_name.unwrap_or_default(),
                             "null".into(),
@@ -522,7 +541,8 @@ impl Walker {
                         )
                     };
                     if present {
-                        marker = self.leaf(
+                        marker = leaf!(
+                            self,
                             "presence",
                             marker_ty.to_string(),
                             shown,
@@ -533,7 +553,8 @@ impl Walker {
                     }
                     if !present {
                         return Ok(Out {
-                            node: self.leaf(
+                            node: leaf!(
+                                self,
                                 label,
                                 self.type_name(ty, true, compact),
                                 "null".into(),
@@ -553,10 +574,7 @@ impl Walker {
                     n.children = marker.into_iter().chain(children).collect();
                     n
                 });
-                Ok(Out {
-                    node,
-                    json: Value::Object(obj),
-                })
+                Ok(Out { node, json: obj })
             }
             Type::Array(elem) => {
                 let count = self.length(cur, compact, true, path, "array")?;
@@ -569,7 +587,8 @@ impl Walker {
                         ));
                     }
                     return Ok(Out {
-                        node: self.leaf(
+                        node: leaf!(
+                            self,
                             label,
                             self.type_name(ty, true, compact),
                             "null".into(),
@@ -638,11 +657,16 @@ impl Walker {
         cur: &mut Cursor<'_>,
         fields: &'static [Field],
         path: &Path<'_>,
-    ) -> Result<(Vec<Node>, Map<String, Value>), DecodeError> {
+    ) -> Result<(Vec<Node>, Value), DecodeError> {
         let mut children = Vec::new();
-        let mut values = Map::new();
-        for f in fields.iter().filter(|f| f.is_present(self.version)) {
-            if f.tag_at(self.version).is_some() {
+        // One slot per field, filled only when building (a validation walk allocates nothing).
+        let mut values: Vec<Option<Value>> = if self.build {
+            vec![None; fields.len()]
+        } else {
+            Vec::new()
+        };
+        for (i, f) in fields.iter().enumerate() {
+            if !f.is_present(self.version) || f.tag_at(self.version).is_some() {
                 continue;
             }
             let p = path.child(Seg::Field(f.name));
@@ -657,7 +681,7 @@ impl Walker {
             )?;
             if self.build {
                 children.extend(out.node);
-                values.insert(f.json_name(), out.json);
+                values[i] = Some(out.json);
             }
         }
         if self.flexible {
@@ -665,21 +689,20 @@ impl Walker {
             children.extend(node);
         }
         if !self.build {
-            return Ok((children, Map::new()));
+            return Ok((children, Value::Null));
         }
         // Schema order, like Kafka's JsonConverter; a tagged field appears only when it holds a
         // value other than its default (Kafka's converter leaves defaults out).
         let mut obj = Map::new();
-        for f in fields.iter().filter(|f| f.is_present(self.version)) {
-            let name = f.json_name();
-            if let Some(v) = values.remove(&name)
+        for (f, v) in fields.iter().zip(values) {
+            if let Some(v) = v
                 && (f.tag_at(self.version).is_none()
                     || !crate::json::is_default(f, &v, self.version))
             {
-                obj.insert(name, v);
+                obj.insert(f.json_name(), v);
             }
         }
-        Ok((children, obj))
+        Ok((children, Value::Object(obj)))
     }
 
     fn tagged_section(
@@ -687,7 +710,7 @@ impl Walker {
         cur: &mut Cursor<'_>,
         fields: &'static [Field],
         path: &Path<'_>,
-        obj: &mut Map<String, Value>,
+        values: &mut [Option<Value>],
     ) -> Result<Option<Node>, DecodeError> {
         let start = cur.at();
         let tp = path.child(Seg::Tagged);
@@ -710,7 +733,10 @@ impl Walker {
             let size = cur.uvarint(&tp, "tagged field size")? as usize;
             let value_at = cur.at();
             let raw = cur.take(size, &tp, "tagged field value")?;
-            let known = fields.iter().find(|f| f.tag_at(self.version) == Some(tag));
+            let known_at = fields
+                .iter()
+                .position(|f| f.tag_at(self.version) == Some(tag));
+            let known = known_at.map(|i| &fields[i]);
             let mut value_node = None;
             match known {
                 Some(f) => {
@@ -740,7 +766,9 @@ impl Walker {
                         ));
                     }
                     if self.build {
-                        obj.insert(f.json_name(), out.json);
+                        if let Some(i) = known_at {
+                            values[i] = Some(out.json);
+                        }
                         value_node = out.node;
                     }
                 }
@@ -834,14 +862,21 @@ fn walk(
         parent: None,
         seg: Seg::Root(schema.name),
     };
-    let (children, obj) = w.fields(&mut cur, schema.fields, &root)?;
+    let (children, json) = w.fields(&mut cur, schema.fields, &root)?;
+    if !build {
+        return Ok(WalkedBody {
+            node: Node::new("", "", base),
+            json,
+            consumed: cur.pos,
+        });
+    }
     let mut node = Node::new(schema.name, "struct", base);
     node.size = cur.pos;
     node.description = format!("message body, version {version}");
     node.children = children;
     Ok(WalkedBody {
         node,
-        json: Value::Object(obj),
+        json,
         consumed: cur.pos,
     })
 }
