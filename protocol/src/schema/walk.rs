@@ -191,7 +191,9 @@ impl<'a> Cursor<'a> {
 macro_rules! leaf {
     ($w:expr, $label:expr, $ty:expr, $value:expr, $offset:expr, $size:expr, $desc:expr $(,)?) => {
         if $w.build {
-            Some(make_leaf($label, $ty, $value, $offset, $size, $desc))
+            Some(Box::new(make_leaf(
+                $label, $ty, $value, $offset, $size, $desc,
+            )))
         } else {
             None
         }
@@ -213,9 +215,10 @@ fn make_leaf(
     n
 }
 
-/// The result of walking one value.
+/// The result of walking one value. The node is boxed so that a validation walk, which builds
+/// none, does not move large empty nodes around.
 struct Out {
-    node: Option<Node>,
+    node: Option<Box<Node>>,
     json: Value,
 }
 
@@ -516,7 +519,7 @@ impl Walker {
                     node.children = batches;
                 }
                 Ok(Out {
-                    node: Some(node),
+                    node: Some(Box::new(node)),
                     json: Value::String(base64_encode(raw)),
                 })
             }
@@ -571,8 +574,8 @@ impl Walker {
                     let mut n = Node::new(label, self.type_name(ty, nullable, compact), start);
                     n.size = cur.at() - start;
                     n.description = desc.to_string();
-                    n.children = marker.into_iter().chain(children).collect();
-                    n
+                    n.children = marker.map(|m| *m).into_iter().chain(children).collect();
+                    Box::new(n)
                 });
                 Ok(Out { node, json: obj })
             }
@@ -627,7 +630,7 @@ impl Walker {
                             if let Type::Struct(s) = elem {
                                 n.type_name = s.name.to_string();
                             }
-                            n
+                            *n
                         }));
                         items.push(out.json);
                     }
@@ -641,7 +644,7 @@ impl Walker {
                     n.size = cur.at() - start;
                     n.description = desc.to_string();
                     n.children = children;
-                    n
+                    Box::new(n)
                 });
                 Ok(Out {
                     node,
@@ -680,7 +683,7 @@ impl Walker {
                 &p,
             )?;
             if self.build {
-                children.extend(out.node);
+                children.extend(out.node.map(|n| *n));
                 values[i] = Some(out.json);
             }
         }
@@ -789,7 +792,7 @@ impl Walker {
                         n.value = Some(short_hex(raw));
                         n.description =
                             "tag this version does not define; kept, not interpreted".into();
-                        value_node = Some(n);
+                        value_node = Some(Box::new(n));
                     }
                 }
             }
@@ -814,7 +817,7 @@ impl Walker {
                 s.description = "bytes in the value".into();
                 n.children.push(t);
                 n.children.push(s);
-                n.children.extend(value_node);
+                n.children.extend(value_node.map(|n| *n));
                 children.push(n);
             }
         }
