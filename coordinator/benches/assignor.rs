@@ -12,7 +12,9 @@
 
 use std::time::Duration;
 
-use coordinator::streams::assignor::{AssignmentConfigs, GroupSpec, MemberSpec, TopologyDescriber, assign};
+use coordinator::streams::assignor::{
+    AssignmentConfigs, GroupSpec, MemberSpec, TopologyDescriber, assign,
+};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 /// SplitMix64's output function: spreads consecutive integers into unrelated-looking ids.
@@ -30,9 +32,17 @@ fn topology(tasks: i32) -> TopologyDescriber {
 fn cold_group(members: u64) -> GroupSpec {
     GroupSpec {
         members: (0..members)
-            .map(|i| MemberSpec::new(format!("{:016x}", mix(i)), format!("{:016x}", mix(1_000_000 + i / 2))))
+            .map(|i| {
+                MemberSpec::new(
+                    format!("{:016x}", mix(i)),
+                    format!("{:016x}", mix(1_000_000 + i / 2)),
+                )
+            })
             .collect(),
-        configs: AssignmentConfigs { num_standby_replicas: 1, ..AssignmentConfigs::default() },
+        configs: AssignmentConfigs {
+            num_standby_replicas: 1,
+            ..AssignmentConfigs::default()
+        },
     }
 }
 
@@ -58,8 +68,12 @@ fn bench(c: &mut Criterion) {
             let cold = cold_group(members);
             let warm = warm_group(&cold, &topology);
             let id = format!("{members}x{tasks}");
-            group.bench_with_input(BenchmarkId::new("cold", &id), &cold, |b, g| b.iter(|| assign(g, &topology)));
-            group.bench_with_input(BenchmarkId::new("warm", &id), &warm, |b, g| b.iter(|| assign(g, &topology)));
+            group.bench_with_input(BenchmarkId::new("cold", &id), &cold, |b, g| {
+                b.iter(|| assign(g, &topology))
+            });
+            group.bench_with_input(BenchmarkId::new("warm", &id), &warm, |b, g| {
+                b.iter(|| assign(g, &topology))
+            });
         }
     }
     group.finish();

@@ -44,6 +44,16 @@ fn spread(h: i32) -> i32 {
     h ^ ((h as u32) >> 16) as i32
 }
 
+/// Bucket of `key` in a `new HashMap<>()` (16 buckets). Iterating such a map visits keys by this bucket,
+/// in insertion order inside a bucket, as long as it holds at most 8 keys: below the resize threshold (12)
+/// and too few for a bucket to reach the 9 nodes that make a small table grow instead of treeifying.
+pub const SMALL_MAP_MAX_KEYS: usize = 8;
+
+/// See [`SMALL_MAP_MAX_KEYS`].
+pub fn small_map_bucket(key: &str) -> usize {
+    (spread(string_hash(key)) as u32 as usize) & (DEFAULT_INITIAL_CAPACITY - 1)
+}
+
 const NIL: u32 = u32::MAX;
 const DEFAULT_INITIAL_CAPACITY: usize = 16;
 const MAXIMUM_CAPACITY: usize = 1 << 30;

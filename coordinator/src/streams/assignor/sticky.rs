@@ -18,7 +18,9 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use super::java::{JavaHashMapOrder, JavaPriorityQueue, compare_strings};
+use super::java::{
+    JavaHashMapOrder, JavaPriorityQueue, SMALL_MAP_MAX_KEYS, compare_strings, small_map_bucket,
+};
 use super::spec::{AssignorError, GroupAssignment, GroupSpec, MemberAssignment, TopologyDescriber};
 
 /// The most task copies (active plus standby) one assignment may involve: bounds memory and time.
@@ -124,6 +126,48 @@ impl<'a> TaskSpace<'a> {
     fn task(&self, sub: u32, partition: i32) -> Option<u32> {
         (partition >= 0 && (partition as u32) < self.num_tasks(sub))
             .then(|| self.offset[sub as usize] + partition as u32)
+    }
+
+    /// Sorted task indices as subtopology id -> partitions.
+    fn group_by_subtopology(&self, tasks: &[u32]) -> BTreeMap<String, BTreeSet<i32>> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < tasks.len() {
+            let sub = self.task_sub[tasks[i] as usize];
+            let j = i + tasks[i..]
+                .iter()
+                .take_while(|&&t| self.task_sub[t as usize] == sub)
+                .count();
+            let partitions: BTreeSet<i32> = tasks[i..j]
+                .iter()
+                .map(|&t| self.task_partition[t as usize] as i32)
+                .collect();
+            out.push((self.ids[sub as usize].to_string(), partitions));
+            i = j;
+        }
+        out.into_iter().collect()
+    }
+
+    /// All tasks (or only those of stateful subtopologies) in (partition, subtopology) order, built by
+    /// walking partitions and dropping subtopologies as they run out of tasks.
+    fn partition_major(&self, stateful_only: bool) -> Vec<u32> {
+        let mut alive: Vec<u32> = (0..self.ids.len() as u32)
+            .filter(|&s| (!stateful_only || self.stateful[s as usize]) && self.num_tasks(s) > 0)
+            .collect();
+        let mut out = Vec::with_capacity(self.len());
+        let mut p = 0u32;
+        while !alive.is_empty() {
+            let mut exhausted = false;
+            for &s in &alive {
+                out.push(self.offset[s as usize] + p);
+                exhausted |= self.num_tasks(s) == p + 1;
+            }
+            if exhausted {
+                alive.retain(|&s| self.num_tasks(s) > p + 1);
+            }
+            p += 1;
+        }
+        out
     }
 
     fn describe(&self, task: u32) -> (String, i32) {
@@ -273,6 +317,11 @@ impl<'a> State<'a> {
             .map(|members| {
                 let members = if members.len() <= 1 {
                     members
+                } else if members.len() <= SMALL_MAP_MAX_KEYS {
+                    // A stable sort by bucket keeps insertion order inside a bucket, as Java does.
+                    let mut members = members;
+                    members.sort_by_key(|&m| small_map_bucket(member_ids[m as usize]));
+                    members
                 } else {
                     let mut map = JavaHashMapOrder::new();
                     for &m in &members {
@@ -368,12 +417,11 @@ impl<'a> State<'a> {
                 }
             }
         }
-        entries.sort_unstable_by(|a, b| {
-            a.0.cmp(&b.0)
-                .then(b.1.cmp(&a.1))
-                .then(b.2.cmp(&a.2))
-                .then(a.3.cmp(&b.3))
-        });
+        if entries.is_empty() {
+            return;
+        }
+        // Bucket by task keeping member order (a counting sort), then rank inside each bucket with a stable
+        // sort: current standbys first, then by offset descending.
         let num_tasks = self.space.len();
         let mut start = vec![0u32; num_tasks + 1];
         for e in &entries {
@@ -382,7 +430,20 @@ impl<'a> State<'a> {
         for t in 0..num_tasks {
             start[t + 1] += start[t];
         }
-        self.candidates = entries.into_iter().map(|e| e.3).collect();
+        let mut next = start.clone();
+        let mut bucketed = vec![(false, 0i64, 0u32); entries.len()];
+        for (t, prev_standby, offset, member) in entries {
+            let slot = &mut next[t as usize];
+            bucketed[*slot as usize] = (prev_standby, offset, member);
+            *slot += 1;
+        }
+        for t in 0..num_tasks {
+            let bucket = &mut bucketed[start[t] as usize..start[t + 1] as usize];
+            if bucket.len() > 1 {
+                bucket.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+            }
+        }
+        self.candidates = bucketed.into_iter().map(|e| e.2).collect();
         self.candidates_start = start;
     }
 
@@ -491,11 +552,7 @@ impl<'a> State<'a> {
     }
 
     fn assign_active(&mut self) -> Result<(), AssignorError> {
-        let space = &self.space;
-        let mut tasks: Vec<u32> = (0..space.len() as u32).collect();
-        tasks.sort_unstable_by_key(|&t| {
-            (space.task_partition[t as usize], space.task_sub[t as usize])
-        });
+        let tasks = self.space.partition_major(false);
 
         // 1. Back to the member that runs the task now, under the active quota.
         let mut remaining = Vec::with_capacity(tasks.len());
@@ -543,13 +600,8 @@ impl<'a> State<'a> {
     }
 
     fn assign_standby(&mut self) {
-        let space = &self.space;
-        let mut tasks: Vec<u32> = (0..space.len() as u32)
-            .filter(|&t| space.stateful[space.task_sub[t as usize] as usize])
-            .collect();
-        tasks.sort_unstable_by_key(|&t| {
-            std::cmp::Reverse((space.task_partition[t as usize], space.task_sub[t as usize]))
-        });
+        let mut tasks = self.space.partition_major(true);
+        tasks.reverse();
 
         // 1. To the current active owner, else the best standby candidate, under the total quota.
         let mut to_least_loaded: Vec<(u32, i32)> = Vec::new();
@@ -637,41 +689,43 @@ impl<'a> State<'a> {
     }
 
     fn into_assignment(self) -> GroupAssignment {
-        let mut members: Vec<MemberAssignment> =
-            vec![MemberAssignment::default(); self.member_ids.len()];
-        // Group the assignments by (member, role, task) so each set is built in ascending order.
-        let mut assigned = self.assigned;
-        assigned.sort_unstable_by_key(|&(m, t, active)| (m, !active, t));
-        let mut i = 0;
-        while i < assigned.len() {
-            let (m, t0, active) = assigned[i];
-            let sub = self.space.task_sub[t0 as usize];
-            let mut j = i;
-            let mut partitions = BTreeSet::new();
-            while j < assigned.len() {
-                let (m2, t, a2) = assigned[j];
-                if m2 != m || a2 != active || self.space.task_sub[t as usize] != sub {
-                    break;
-                }
-                partitions.insert(self.space.task_partition[t as usize] as i32);
-                j += 1;
+        let num_members = self.member_ids.len();
+        // Bucket the assignments by member (a counting sort), then build each member's maps from its tasks
+        // in (subtopology, partition) order.
+        let mut start = vec![0u32; num_members + 1];
+        for &(m, _, _) in &self.assigned {
+            start[m as usize + 1] += 1;
+        }
+        for m in 0..num_members {
+            start[m + 1] += start[m];
+        }
+        let mut next = start.clone();
+        let mut by_member = vec![(0u32, false); self.assigned.len()];
+        for &(m, t, active) in &self.assigned {
+            let slot = &mut next[m as usize];
+            by_member[*slot as usize] = (t, active);
+            *slot += 1;
+        }
+        let mut tasks: Vec<u32> = Vec::new();
+        let mut members = Vec::with_capacity(num_members);
+        for (m, id) in self.member_ids.iter().enumerate() {
+            let mine = &by_member[start[m] as usize..start[m + 1] as usize];
+            let mut assignment = MemberAssignment::default();
+            for active in [true, false] {
+                tasks.clear();
+                tasks.extend(mine.iter().filter(|e| e.1 == active).map(|e| e.0));
+                tasks.sort_unstable();
+                let map = if active {
+                    &mut assignment.active_tasks
+                } else {
+                    &mut assignment.standby_tasks
+                };
+                *map = self.space.group_by_subtopology(&tasks);
             }
-            let target = &mut members[m as usize];
-            let map = if active {
-                &mut target.active_tasks
-            } else {
-                &mut target.standby_tasks
-            };
-            map.insert(self.space.ids[sub as usize].to_string(), partitions);
-            i = j;
+            members.push((id.to_string(), assignment));
         }
         GroupAssignment {
-            members: self
-                .member_ids
-                .iter()
-                .map(|id| id.to_string())
-                .zip(members)
-                .collect(),
+            members: members.into_iter().collect(),
         }
     }
 }
