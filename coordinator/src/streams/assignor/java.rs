@@ -44,14 +44,14 @@ fn spread(h: i32) -> i32 {
     h ^ ((h as u32) >> 16) as i32
 }
 
-/// Bucket of `key` in a `new HashMap<>()` (16 buckets). Iterating such a map visits keys by this bucket,
+/// Bucket of a key with the given `String.hashCode` in a `new HashMap<>()` (16 buckets). Iterating such a map visits keys by this bucket,
 /// in insertion order inside a bucket, as long as it holds at most 8 keys: below the resize threshold (12)
 /// and too few for a bucket to reach the 9 nodes that make a small table grow instead of treeifying.
 pub const SMALL_MAP_MAX_KEYS: usize = 8;
 
 /// See [`SMALL_MAP_MAX_KEYS`].
-pub fn small_map_bucket(key: &str) -> usize {
-    (spread(string_hash(key)) as u32 as usize) & (DEFAULT_INITIAL_CAPACITY - 1)
+pub fn small_map_bucket(hash_code: i32) -> usize {
+    (spread(hash_code) as u32 as usize) & (DEFAULT_INITIAL_CAPACITY - 1)
 }
 
 const NIL: u32 = u32::MAX;
@@ -139,7 +139,12 @@ impl<'a> JavaHashMapOrder<'a> {
 
     /// `map.put(key, v)`: returns the key's index and whether it was new. An existing key keeps its place.
     pub fn put(&mut self, key: &'a str) -> (u32, bool) {
-        let hash = spread(string_hash(key));
+        self.put_hashed(key, string_hash(key))
+    }
+
+    /// [`Self::put`] with the key's `String.hashCode` already computed.
+    pub fn put_hashed(&mut self, key: &'a str, hash_code: i32) -> (u32, bool) {
+        let hash = spread(hash_code);
         if self.table.is_empty() {
             self.resize();
         }
@@ -184,7 +189,12 @@ impl<'a> JavaHashMapOrder<'a> {
     /// it was new. Unlike `put`, the table grows *before* looking (when already over the threshold) and a new
     /// key goes to the front of its bucket.
     pub fn compute_if_absent(&mut self, key: &'a str) -> (u32, bool) {
-        let hash = spread(string_hash(key));
+        self.compute_if_absent_hashed(key, string_hash(key))
+    }
+
+    /// [`Self::compute_if_absent`] with the key's `String.hashCode` already computed.
+    pub fn compute_if_absent_hashed(&mut self, key: &'a str, hash_code: i32) -> (u32, bool) {
+        let hash = spread(hash_code);
         if self.keys.len() as i64 > i64::from(self.threshold) || self.table.is_empty() {
             self.resize();
         }
