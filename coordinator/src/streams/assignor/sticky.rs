@@ -117,11 +117,11 @@ impl<'a> TaskSpace<'a> {
     /// Rank of subtopology `id`. Members' maps are walked in ascending id order, so the entry after the
     /// previous hit (`cursor`) is tried before a binary search.
     fn lookup(&self, id: &str, cursor: &mut usize) -> Option<u32> {
-        if let Some(&(name, rank)) = self.by_name.get(*cursor) {
-            if name == id {
-                *cursor += 1;
-                return Some(rank);
-            }
+        if let Some(&(name, rank)) = self.by_name.get(*cursor)
+            && name == id
+        {
+            *cursor += 1;
+            return Some(rank);
         }
         let i = self.by_name.binary_search_by(|e| e.0.cmp(id)).ok()?;
         *cursor = i + 1;
