@@ -19,8 +19,8 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use super::java::{
-    JavaHashMapOrder, JavaPriorityQueue, SMALL_MAP_MAX_KEYS, compare_strings, small_map_bucket,
-    string_hash,
+    JavaHashMapOrder, JavaPriorityQueue, SMALL_MAP_MAX_KEYS, compare_strings, heap_offer,
+    heap_poll, small_map_bucket, string_hash,
 };
 use super::spec::{AssignorError, GroupAssignment, GroupSpec, MemberAssignment, TopologyDescriber};
 
@@ -144,24 +144,21 @@ impl<'a> TaskSpace<'a> {
             .then(|| self.offset[sub as usize] + partition as u32)
     }
 
-    /// Sorted task indices as subtopology id -> partitions.
+    /// Sorted task indices as subtopology id -> partitions. Built by insertion (no intermediate vectors:
+    /// most sets are small, and allocation dominates building them).
     fn group_by_subtopology(&self, tasks: &[u32]) -> BTreeMap<String, BTreeSet<i32>> {
-        let mut out = Vec::new();
+        let mut out = BTreeMap::new();
         let mut i = 0;
         while i < tasks.len() {
             let sub = self.task_sub[tasks[i] as usize];
-            let j = i + tasks[i..]
-                .iter()
-                .take_while(|&&t| self.task_sub[t as usize] == sub)
-                .count();
-            let partitions: BTreeSet<i32> = tasks[i..j]
-                .iter()
-                .map(|&t| self.task_partition[t as usize] as i32)
-                .collect();
-            out.push((self.ids[sub as usize].to_string(), partitions));
-            i = j;
+            let mut partitions = BTreeSet::new();
+            while i < tasks.len() && self.task_sub[tasks[i] as usize] == sub {
+                partitions.insert(self.task_partition[tasks[i] as usize] as i32);
+                i += 1;
+            }
+            out.insert(self.ids[sub as usize].to_string(), partitions);
         }
-        out.into_iter().collect()
+        out
     }
 
     /// All tasks (or only those of stateful subtopologies) in (partition, subtopology) order, built by
@@ -243,8 +240,9 @@ struct Process {
     task_count: i32,
     /// `taskCount / capacity` as a double, exactly as Java computes it.
     load: f64,
-    /// `membersByLoad`: built lazily, dropped whenever a task is given to a chosen member directly.
-    members_by_load: Option<JavaPriorityQueue<u32>>,
+    /// Whether `membersByLoad` exists (in `State::member_heaps`, same range as `members`): built lazily,
+    /// dropped whenever a task is given to a chosen member directly.
+    members_by_load: bool,
 }
 
 struct State<'a> {
@@ -259,6 +257,8 @@ struct State<'a> {
     processes: Vec<Process>,
     /// Members of all processes, process after process.
     process_members: Vec<u32>,
+    /// The processes' `membersByLoad` heaps, at the same positions as `process_members`.
+    member_heaps: Vec<u32>,
     holders: TaskHolders,
     /// `activeTaskToPrevMember`: the member currently running each task (last one in member order wins).
     prev_active: Vec<u32>,
@@ -303,6 +303,7 @@ impl<'a> State<'a> {
             .map(|m| string_hash(&m.member_id))
             .collect();
         let mut member_map = JavaHashMapOrder::new();
+        member_map.reserve(group.members.len());
         for (m, &h) in group.members.iter().zip(&member_hashes) {
             if !member_map.put_hashed(&m.member_id, h).1 {
                 return Err(AssignorError::DuplicateMemberId(m.member_id.clone()));
@@ -314,6 +315,7 @@ impl<'a> State<'a> {
 
         // processIdToState: `new HashMap<>(numMembers)`, filled with `computeIfAbsent` in member order.
         let mut process_map = JavaHashMapOrder::with_capacity(num_members as i32);
+        process_map.reserve(num_members);
         let mut member_process: Vec<u32> = Vec::with_capacity(num_members);
         for &mi in &member_order {
             let id = &group.members[mi as usize].process_id;
@@ -373,7 +375,7 @@ impl<'a> State<'a> {
                 members: range,
                 task_count: 0,
                 load: 0.0,
-                members_by_load: None,
+                members_by_load: false,
             });
         }
 
@@ -397,6 +399,7 @@ impl<'a> State<'a> {
             member_process,
             member_count: vec![0; num_members],
             processes,
+            member_heaps: vec![0; num_members],
             process_members,
             holders: TaskHolders::new(num_tasks),
             prev_active: vec![NONE; num_tasks],
@@ -560,38 +563,37 @@ impl<'a> State<'a> {
     fn add_task(&mut self, member: u32, task: u32, active: bool) -> i32 {
         let count = self.add_task_internal(member, task, active);
         let p = self.member_process[member as usize];
-        self.processes[p as usize].members_by_load = None;
+        self.processes[p as usize].members_by_load = false;
         count
     }
 
     /// `ProcessState.addTaskToLeastLoadedMember`.
     fn add_task_to_least_loaded_member(&mut self, p: u32, task: u32, active: bool) -> i32 {
         let proc = &mut self.processes[p as usize];
-        if proc.members.len() == 1 {
-            let m = self.process_members[proc.members.start as usize];
+        let range = proc.members.start as usize..proc.members.end as usize;
+        if range.len() == 1 {
+            let m = self.process_members[range.start];
             return self.add_task_internal(m, task, active);
         }
         // Built from the members map in its iteration order with the counts of the moment; Kafka's heap
         // entries carry the counts, which stay equal to ours because only this method changes them while
         // the heap exists.
-        let mut heap = match proc.members_by_load.take() {
-            Some(heap) => heap,
-            None => {
-                let members =
-                    &self.process_members[proc.members.start as usize..proc.members.end as usize];
-                let mut heap = JavaPriorityQueue::with_capacity(members.len());
-                for &m in members {
-                    heap.offer(m, by_count(&self.member_count));
-                }
-                heap
+        let n = range.len();
+        let heap = &mut self.member_heaps[range.clone()];
+        if !proc.members_by_load {
+            for (i, &m) in self.process_members[range.clone()].iter().enumerate() {
+                heap_offer(heap, i, m, by_count(&self.member_count));
             }
-        };
-        let member = heap
-            .poll(by_count(&self.member_count))
-            .expect("a process has at least one member");
+            proc.members_by_load = true;
+        }
+        let member = heap_poll(heap, n, by_count(&self.member_count));
         let count = self.add_task_internal(member, task, active);
-        heap.offer(member, by_count(&self.member_count));
-        self.processes[p as usize].members_by_load = Some(heap);
+        heap_offer(
+            &mut self.member_heaps[range],
+            n - 1,
+            member,
+            by_count(&self.member_count),
+        );
         count
     }
 
@@ -831,6 +833,7 @@ impl<'a> State<'a> {
             }
             members.push((id.to_string(), assignment));
         }
+        // Already sorted: collecting checks the order in one pass and builds the tree in bulk.
         GroupAssignment {
             members: members.into_iter().collect(),
         }

@@ -29,9 +29,10 @@ import java.util.TreeMap;
  * Cold: nobody owns anything; warm: every member owns what the cold run gave it.
  *
  * Each case is warmed up (JIT) for WARMUP_MS, then timed call by call for at least MEASURE_MS and 15 calls;
- * the median is printed. Only `assign` is timed, as in the Rust benchmark.
+ * the medians of wall time and of the thread's CPU time (less disturbed on a shared machine) are printed.
+ * Only `assign` is timed, as in the Rust benchmark.
  *
- * Usage: AssignorBench [--emit DIR] [WARMUP_MS MEASURE_MS]; --emit writes each input as DIR/cold-MxT.json and
+ * Usage: AssignorBench [--emit DIR] [--only MxT,...] [WARMUP_MS MEASURE_MS]; --only limits the sizes; --emit writes each input as DIR/cold-MxT.json and
  * DIR/warm-MxT.json in the `regroup assign` format, to check both sides see the same input.
  */
 public final class AssignorBench {
@@ -70,24 +71,33 @@ public final class AssignorBench {
         return new GroupSpecImpl(map, new AssignmentConfigsImpl(1, List.of()));
     }
 
-    static double medianMs(StickyTaskAssignor assignor, GroupSpecImpl spec, InputFormat.Topology topo, long warmupMs, long measureMs) {
+    static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+
+    /** Median wall time and median thread CPU time of one assign call, in ms. */
+    static double[] medianMs(StickyTaskAssignor assignor, GroupSpecImpl spec, InputFormat.Topology topo, long warmupMs, long measureMs) {
         long end = System.nanoTime() + warmupMs * 1_000_000L;
         long sink = 0;
         while (System.nanoTime() < end) sink += assignor.assign(spec, topo).members().size();
         long[] samples = new long[1 << 16];
+        long[] cpu = new long[1 << 16];
         int n = 0;
         end = System.nanoTime() + measureMs * 1_000_000L;
         while ((System.nanoTime() < end || n < 15) && n < samples.length) {
+            long c0 = THREADS.getCurrentThreadCpuTime();
             long t0 = System.nanoTime();
             GroupAssignment a = assignor.assign(spec, topo);
-            samples[n++] = System.nanoTime() - t0;
+            samples[n] = System.nanoTime() - t0;
+            cpu[n++] = THREADS.getCurrentThreadCpuTime() - c0;
             sink += a.members().size();
         }
         if (sink == 42) System.out.println();
+        return new double[] {median(samples, n) / 1e6, median(cpu, n) / 1e6};
+    }
+
+    static double median(long[] samples, int n) {
         long[] s = Arrays.copyOf(samples, n);
         Arrays.sort(s);
-        double median = n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2.0;
-        return median / 1e6;
+        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2.0;
     }
 
     static void emit(Path dir, String name, int members, int tasks, GroupAssignment current) throws Exception {
@@ -123,6 +133,11 @@ public final class AssignorBench {
             Files.createDirectories(emitDir);
             pos = 2;
         }
+        java.util.Set<String> only = null;
+        if (args.length >= pos + 2 && args[pos].equals("--only")) {
+            only = java.util.Set.of(args[pos + 1].split(","));
+            pos += 2;
+        }
         if (args.length >= pos + 2) {
             warmupMs = Long.parseLong(args[pos]);
             measureMs = Long.parseLong(args[pos + 1]);
@@ -130,9 +145,10 @@ public final class AssignorBench {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         StickyTaskAssignor assignor = new StickyTaskAssignor();
         out.println("Kafka 4.4.0 StickyTaskAssignor, median ms per assign (Java " + System.getProperty("java.version") + ")");
-        out.println(String.format("%-12s %12s %12s", "members x tasks", "cold", "warm"));
+        out.println(String.format("%-15s %12s %12s %12s %12s", "members x tasks", "cold wall", "warm wall", "cold cpu", "warm cpu"));
         for (int members : new int[] {10, 100, 1000}) {
             for (int tasks : new int[] {100, 1_000, 10_000}) {
+                if (only != null && !only.contains(members + "x" + tasks)) continue;
                 InputFormat.Topology topo = topology(tasks);
                 GroupSpecImpl cold = group(members, null);
                 GroupAssignment coldResult = assignor.assign(cold, topo);
@@ -142,9 +158,9 @@ public final class AssignorBench {
                     emit(emitDir, "warm", members, tasks, coldResult);
                     continue;
                 }
-                double c = medianMs(assignor, cold, topo, warmupMs, measureMs);
-                double w = medianMs(assignor, warm, topo, warmupMs, measureMs);
-                out.println(String.format("%-15s %12.4f %12.4f", members + "x" + tasks, c, w));
+                double[] c = medianMs(assignor, cold, topo, warmupMs, measureMs);
+                double[] w = medianMs(assignor, warm, topo, warmupMs, measureMs);
+                out.println(String.format("%-15s %12.4f %12.4f %12.4f %12.4f", members + "x" + tasks, c[0], w[0], c[1], w[1]));
             }
         }
     }
