@@ -7,8 +7,12 @@
 //!   process id `format!("{:016x}", mix(1_000_000 + j))`), members listed in order of i;
 //! * cold: no member owns anything; warm: every member owns what the cold run gave it.
 //!
-//! Only `assign` is timed: the result is dropped outside the measurement (`iter_with_large_drop`), as the
-//! Java side leaves freeing it to the garbage collector.
+//! Each iteration is one `assign` call including freeing its result (the Java side leaves that to the
+//! garbage collector, mostly outside its timings).
+//!
+//! Profiling mode: `ASSIGNOR_LOOP=cold/1000x100:2000 target/release/deps/assignor-*` runs one case that many
+//! times and exits, for `perf record` or for CPU time with `perf stat -e task-clock` (steadier than wall
+//! time on a machine shared with other work).
 //!
 //! `cargo bench -p coordinator --bench assignor`; medians are in
 //! target/criterion/assignor/<cold|warm>/<members>x<tasks>/new/estimates.json.
@@ -18,7 +22,7 @@ use std::time::Duration;
 use coordinator::streams::assignor::{
     AssignmentConfigs, GroupSpec, MemberSpec, TopologyDescriber, assign,
 };
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, criterion_group};
 
 /// SplitMix64's output function: spreads consecutive integers into unrelated-looking ids.
 fn mix(x: u64) -> u64 {
@@ -83,4 +87,33 @@ fn bench(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    if let Ok(spec) = std::env::var("ASSIGNOR_LOOP") {
+        let parsed = spec.split_once(':').and_then(|(case, n)| {
+            let (kind, size) = case.split_once('/')?;
+            let (m, t) = size.split_once('x')?;
+            Some((
+                kind == "warm",
+                m.parse().ok()?,
+                t.parse().ok()?,
+                n.parse::<u32>().ok()?,
+            ))
+        });
+        let (warm, members, tasks, n) =
+            parsed.expect("ASSIGNOR_LOOP=<cold|warm>/<members>x<tasks>:<iterations>");
+        let topology = topology(tasks);
+        let cold = cold_group(members);
+        let g = if warm {
+            warm_group(&cold, &topology)
+        } else {
+            cold
+        };
+        for _ in 0..n {
+            std::hint::black_box(assign(&g, &topology)).ok();
+        }
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
