@@ -21,10 +21,23 @@ use std::cmp::Ordering;
 /// `String.hashCode()`: `s[0]*31^(n-1) + ... + s[n-1]` over UTF-16 code units, in wrapping 32-bit arithmetic.
 pub fn string_hash(s: &str) -> i32 {
     if s.is_ascii() {
-        // ASCII characters are single UTF-16 units with the same value as the byte.
-        return s
-            .bytes()
-            .fold(0i32, |h, b| h.wrapping_mul(31).wrapping_add(i32::from(b)));
+        // ASCII characters are single UTF-16 units with the same value as the byte. Four at a time:
+        // h*31^4 + (b0*31^3 + b1*31^2 + b2*31 + b3) is the same sum, with a shorter dependency chain.
+        let bytes = s.as_bytes();
+        let mut chunks = bytes.chunks_exact(4);
+        let mut h = 0i32;
+        for c in &mut chunks {
+            let block = i32::from(c[0])
+                .wrapping_mul(29_791)
+                .wrapping_add(i32::from(c[1]).wrapping_mul(961))
+                .wrapping_add(i32::from(c[2]).wrapping_mul(31))
+                .wrapping_add(i32::from(c[3]));
+            h = h.wrapping_mul(923_521).wrapping_add(block);
+        }
+        return chunks
+            .remainder()
+            .iter()
+            .fold(h, |h, &b| h.wrapping_mul(31).wrapping_add(i32::from(b)));
     }
     s.encode_utf16().fold(0i32, |h, unit| {
         h.wrapping_mul(31).wrapping_add(i32::from(unit))
@@ -42,6 +55,16 @@ pub fn compare_strings(a: &str, b: &str) -> Ordering {
 /// `HashMap.hash(key)`: the key's hash code with its high half folded into the low half.
 fn spread(h: i32) -> i32 {
     h ^ ((h as u32) >> 16) as i32
+}
+
+/// Bucket of a key with the given `String.hashCode` in a `new HashMap<>()` (16 buckets). Iterating such a map visits keys by this bucket,
+/// in insertion order inside a bucket, as long as it holds at most 8 keys: below the resize threshold (12)
+/// and too few for a bucket to reach the 9 nodes that make a small table grow instead of treeifying.
+pub const SMALL_MAP_MAX_KEYS: usize = 8;
+
+/// See [`SMALL_MAP_MAX_KEYS`].
+pub fn small_map_bucket(hash_code: i32) -> usize {
+    (spread(hash_code) as u32 as usize) & (DEFAULT_INITIAL_CAPACITY - 1)
 }
 
 const NIL: u32 = u32::MAX;
@@ -112,6 +135,12 @@ impl<'a> JavaHashMapOrder<'a> {
         }
     }
 
+    /// Reserves room for `additional` more keys (storage only: Java's table growth is still emulated).
+    pub fn reserve(&mut self, additional: usize) {
+        self.keys.reserve(additional);
+        self.nodes.reserve(additional);
+    }
+
     /// Number of keys.
     pub fn len(&self) -> usize {
         self.keys.len()
@@ -129,7 +158,12 @@ impl<'a> JavaHashMapOrder<'a> {
 
     /// `map.put(key, v)`: returns the key's index and whether it was new. An existing key keeps its place.
     pub fn put(&mut self, key: &'a str) -> (u32, bool) {
-        let hash = spread(string_hash(key));
+        self.put_hashed(key, string_hash(key))
+    }
+
+    /// [`Self::put`] with the key's `String.hashCode` already computed.
+    pub fn put_hashed(&mut self, key: &'a str, hash_code: i32) -> (u32, bool) {
+        let hash = spread(hash_code);
         if self.table.is_empty() {
             self.resize();
         }
@@ -174,7 +208,12 @@ impl<'a> JavaHashMapOrder<'a> {
     /// it was new. Unlike `put`, the table grows *before* looking (when already over the threshold) and a new
     /// key goes to the front of its bucket.
     pub fn compute_if_absent(&mut self, key: &'a str) -> (u32, bool) {
-        let hash = spread(string_hash(key));
+        self.compute_if_absent_hashed(key, string_hash(key))
+    }
+
+    /// [`Self::compute_if_absent`] with the key's `String.hashCode` already computed.
+    pub fn compute_if_absent_hashed(&mut self, key: &'a str, hash_code: i32) -> (u32, bool) {
+        let hash = spread(hash_code);
         if self.keys.len() as i64 > i64::from(self.threshold) || self.table.is_empty() {
             self.resize();
         }
@@ -664,51 +703,76 @@ impl<T: Copy> JavaPriorityQueue<T> {
     }
 
     /// `offer`/`add`: append and sift up; an element equal to its parent stays below it.
-    pub fn offer(&mut self, x: T, mut cmp: impl FnMut(&T, &T) -> Ordering) {
-        let mut k = self.heap.len();
+    pub fn offer(&mut self, x: T, cmp: impl FnMut(&T, &T) -> Ordering) {
+        let len = self.heap.len();
         self.heap.push(x);
-        while k > 0 {
-            let parent = (k - 1) >> 1;
-            let e = self.heap[parent];
-            if cmp(&x, &e) != Ordering::Less {
-                break;
-            }
-            self.heap[k] = e;
-            k = parent;
-        }
-        self.heap[k] = x;
+        heap_offer(&mut self.heap, len, x, cmp);
     }
 
     /// `poll`: remove the head, move the last element to the root and sift it down, preferring the left
     /// child unless the right one is strictly smaller.
-    pub fn poll(&mut self, mut cmp: impl FnMut(&T, &T) -> Ordering) -> Option<T> {
-        if self.heap.is_empty() {
+    pub fn poll(&mut self, cmp: impl FnMut(&T, &T) -> Ordering) -> Option<T> {
+        let len = self.heap.len();
+        if len == 0 {
             return None;
         }
-        let result = self.heap[0];
-        let x = self.heap.pop().expect("non-empty heap");
-        let n = self.heap.len();
-        if n > 0 {
-            let half = n >> 1;
-            let mut k = 0;
-            while k < half {
-                let mut child = (k << 1) + 1;
-                let mut c = self.heap[child];
-                let right = child + 1;
-                if right < n && cmp(&c, &self.heap[right]) == Ordering::Greater {
-                    child = right;
-                    c = self.heap[child];
-                }
-                if cmp(&x, &c) != Ordering::Greater {
-                    break;
-                }
-                self.heap[k] = c;
-                k = child;
-            }
-            self.heap[k] = x;
-        }
+        let result = heap_poll(&mut self.heap, len, cmp);
+        self.heap.pop();
         Some(result)
     }
+}
+
+/// `PriorityQueue.offer` on a heap kept in `heap[..len]`: places `x` at `len` and sifts it up (the slice
+/// must have room for it).
+pub fn heap_offer<T: Copy>(
+    heap: &mut [T],
+    len: usize,
+    x: T,
+    mut cmp: impl FnMut(&T, &T) -> Ordering,
+) {
+    let mut k = len;
+    while k > 0 {
+        let parent = (k - 1) >> 1;
+        let e = heap[parent];
+        if cmp(&x, &e) != Ordering::Less {
+            break;
+        }
+        heap[k] = e;
+        k = parent;
+    }
+    heap[k] = x;
+}
+
+/// `PriorityQueue.poll` on a non-empty heap kept in `heap[..len]`: returns the head and leaves the other
+/// elements in `heap[..len - 1]`.
+pub fn heap_poll<T: Copy>(
+    heap: &mut [T],
+    len: usize,
+    mut cmp: impl FnMut(&T, &T) -> Ordering,
+) -> T {
+    let result = heap[0];
+    let n = len - 1;
+    let x = heap[n];
+    if n > 0 {
+        let half = n >> 1;
+        let mut k = 0;
+        while k < half {
+            let mut child = (k << 1) + 1;
+            let mut c = heap[child];
+            let right = child + 1;
+            if right < n && cmp(&c, &heap[right]) == Ordering::Greater {
+                child = right;
+                c = heap[child];
+            }
+            if cmp(&x, &c) != Ordering::Greater {
+                break;
+            }
+            heap[k] = c;
+            k = child;
+        }
+        heap[k] = x;
+    }
+    result
 }
 
 #[cfg(test)]
@@ -724,6 +788,13 @@ mod tests {
         assert_eq!(string_hash("hello"), 99_162_322);
         assert_eq!(string_hash("Aa"), string_hash("BB"));
         assert_eq!(string_hash("\u{1F600}"), 0xD83D * 31 + 0xDE00);
+        // The four-at-a-time ASCII path against the plain definition.
+        for s in ["abcdefg", "0123456789abcdef", "member-12345", "xyz"] {
+            let plain = s
+                .bytes()
+                .fold(0i32, |h, b| h.wrapping_mul(31).wrapping_add(i32::from(b)));
+            assert_eq!(string_hash(s), plain, "{s}");
+        }
     }
 
     #[test]

@@ -18,7 +18,10 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use super::java::{JavaHashMapOrder, JavaPriorityQueue, compare_strings};
+use super::java::{
+    JavaHashMapOrder, JavaPriorityQueue, SMALL_MAP_MAX_KEYS, compare_strings, heap_offer,
+    heap_poll, small_map_bucket, string_hash,
+};
 use super::spec::{AssignorError, GroupAssignment, GroupSpec, MemberAssignment, TopologyDescriber};
 
 /// The most task copies (active plus standby) one assignment may involve: bounds memory and time.
@@ -51,8 +54,8 @@ struct TaskSpace<'a> {
     task_sub: Vec<u32>,
     /// Partition of each task.
     task_partition: Vec<u32>,
-    /// Subtopology id -> rank.
-    by_id: BTreeMap<&'a str, u32>,
+    /// (subtopology id, rank), sorted by id in Rust order, the order of the members' task maps.
+    by_name: Vec<(&'a str, u32)>,
 }
 
 impl<'a> TaskSpace<'a> {
@@ -91,10 +94,10 @@ impl<'a> TaskSpace<'a> {
             stateful: Vec::with_capacity(subs.len()),
             task_sub: Vec::with_capacity(total),
             task_partition: Vec::with_capacity(total),
-            by_id: BTreeMap::new(),
+            by_name: Vec::with_capacity(subs.len()),
         };
         for (rank, (id, n, stateful)) in subs.into_iter().enumerate() {
-            space.by_id.insert(id, rank as u32);
+            space.by_name.push((id, rank as u32));
             space.ids.push(id);
             space.offset.push(space.task_sub.len() as u32);
             space.stateful.push(stateful);
@@ -103,11 +106,26 @@ impl<'a> TaskSpace<'a> {
                 space.task_partition.push(p);
             }
         }
+        space.by_name.sort_unstable();
         Ok(space)
     }
 
     fn len(&self) -> usize {
         self.task_sub.len()
+    }
+
+    /// Rank of subtopology `id`. Members' maps are walked in ascending id order, so the entry after the
+    /// previous hit (`cursor`) is tried before a binary search.
+    fn lookup(&self, id: &str, cursor: &mut usize) -> Option<u32> {
+        if let Some(&(name, rank)) = self.by_name.get(*cursor)
+            && name == id
+        {
+            *cursor += 1;
+            return Some(rank);
+        }
+        let i = self.by_name.binary_search_by(|e| e.0.cmp(id)).ok()?;
+        *cursor = i + 1;
+        Some(self.by_name[i].1)
     }
 
     fn num_tasks(&self, sub: u32) -> u32 {
@@ -124,6 +142,45 @@ impl<'a> TaskSpace<'a> {
     fn task(&self, sub: u32, partition: i32) -> Option<u32> {
         (partition >= 0 && (partition as u32) < self.num_tasks(sub))
             .then(|| self.offset[sub as usize] + partition as u32)
+    }
+
+    /// Sorted task indices as subtopology id -> partitions. Built by insertion (no intermediate vectors:
+    /// most sets are small, and allocation dominates building them).
+    fn group_by_subtopology(&self, tasks: &[u32]) -> BTreeMap<String, BTreeSet<i32>> {
+        let mut out = BTreeMap::new();
+        let mut i = 0;
+        while i < tasks.len() {
+            let sub = self.task_sub[tasks[i] as usize];
+            let mut partitions = BTreeSet::new();
+            while i < tasks.len() && self.task_sub[tasks[i] as usize] == sub {
+                partitions.insert(self.task_partition[tasks[i] as usize] as i32);
+                i += 1;
+            }
+            out.insert(self.ids[sub as usize].to_string(), partitions);
+        }
+        out
+    }
+
+    /// All tasks (or only those of stateful subtopologies) in (partition, subtopology) order, built by
+    /// walking partitions and dropping subtopologies as they run out of tasks.
+    fn partition_major(&self, stateful_only: bool) -> Vec<u32> {
+        let mut alive: Vec<u32> = (0..self.ids.len() as u32)
+            .filter(|&s| (!stateful_only || self.stateful[s as usize]) && self.num_tasks(s) > 0)
+            .collect();
+        let mut out = Vec::with_capacity(self.len());
+        let mut p = 0u32;
+        while !alive.is_empty() {
+            let mut exhausted = false;
+            for &s in &alive {
+                out.push(self.offset[s as usize] + p);
+                exhausted |= self.num_tasks(s) == p + 1;
+            }
+            if exhausted {
+                alive.retain(|&s| self.num_tasks(s) > p + 1);
+            }
+            p += 1;
+        }
+        out
     }
 
     fn describe(&self, task: u32) -> (String, i32) {
@@ -177,13 +234,15 @@ impl TaskHolders {
 
 /// Kafka's `ProcessState`.
 struct Process {
-    /// Members of the process in the iteration order of its `memberToTaskCounts` map.
-    members: Vec<u32>,
+    /// Members of the process (a range of `State::process_members`) in the iteration order of its
+    /// `memberToTaskCounts` map.
+    members: std::ops::Range<u32>,
     task_count: i32,
     /// `taskCount / capacity` as a double, exactly as Java computes it.
     load: f64,
-    /// `membersByLoad`: built lazily, dropped whenever a task is given to a chosen member directly.
-    members_by_load: Option<JavaPriorityQueue<u32>>,
+    /// Whether `membersByLoad` exists (in `State::member_heaps`, same range as `members`): built lazily,
+    /// dropped whenever a task is given to a chosen member directly.
+    members_by_load: bool,
 }
 
 struct State<'a> {
@@ -196,6 +255,10 @@ struct State<'a> {
     member_count: Vec<i32>,
     /// Processes in the iteration order of `processIdToState`.
     processes: Vec<Process>,
+    /// Members of all processes, process after process.
+    process_members: Vec<u32>,
+    /// The processes' `membersByLoad` heaps, at the same positions as `process_members`.
+    member_heaps: Vec<u32>,
     holders: TaskHolders,
     /// `activeTaskToPrevMember`: the member currently running each task (last one in member order wins).
     prev_active: Vec<u32>,
@@ -232,65 +295,89 @@ impl<'a> State<'a> {
             return Err(AssignorError::NegativeStandbyReplicas(num_standby));
         }
         let space = TaskSpace::new(topology, num_standby)?;
-        validate_members(group, &space)?;
 
         // The members map of TargetAssignmentBuilder: `new HashMap<>()`, filled with `put`.
+        let member_hashes: Vec<i32> = group
+            .members
+            .iter()
+            .map(|m| string_hash(&m.member_id))
+            .collect();
         let mut member_map = JavaHashMapOrder::new();
-        for m in &group.members {
-            member_map.put(&m.member_id);
+        member_map.reserve(group.members.len());
+        for (m, &h) in group.members.iter().zip(&member_hashes) {
+            if !member_map.put_hashed(&m.member_id, h).1 {
+                return Err(AssignorError::DuplicateMemberId(m.member_id.clone()));
+            }
         }
         let member_order = member_map.iteration_order();
+        drop(member_map);
         let num_members = member_order.len();
 
         // processIdToState: `new HashMap<>(numMembers)`, filled with `computeIfAbsent` in member order.
         let mut process_map = JavaHashMapOrder::with_capacity(num_members as i32);
-        let mut member_process_key = Vec::with_capacity(num_members);
+        process_map.reserve(num_members);
+        let mut member_process: Vec<u32> = Vec::with_capacity(num_members);
         for &mi in &member_order {
-            let (key, _) = process_map.compute_if_absent(&group.members[mi as usize].process_id);
-            member_process_key.push(key);
+            let id = &group.members[mi as usize].process_id;
+            member_process.push(process_map.compute_if_absent_hashed(id, string_hash(id)).0);
         }
         let process_order = process_map.iteration_order();
+        drop(process_map);
         let mut process_rank = vec![0u32; process_order.len()];
         for (rank, &key) in process_order.iter().enumerate() {
             process_rank[key as usize] = rank as u32;
         }
-        let member_process: Vec<u32> = member_process_key
-            .iter()
-            .map(|&k| process_rank[k as usize])
-            .collect();
+        for p in &mut member_process {
+            *p = process_rank[*p as usize];
+        }
 
-        // Each process's memberToTaskCounts: `new HashMap<>()`, members put in member order.
-        let mut per_process: Vec<Vec<u32>> = vec![Vec::new(); process_order.len()];
+        // Each process's memberToTaskCounts: `new HashMap<>()`, members put in member order; laid out
+        // process after process (a counting sort keeps member order inside each process).
+        let num_processes = process_order.len();
+        let mut start = vec![0u32; num_processes + 1];
+        for &p in &member_process {
+            start[p as usize + 1] += 1;
+        }
+        for p in 0..num_processes {
+            start[p + 1] += start[p];
+        }
+        let mut next = start.clone();
+        let mut process_members = vec![0u32; num_members];
         for (m, &p) in member_process.iter().enumerate() {
-            per_process[p as usize].push(m as u32);
+            process_members[next[p as usize] as usize] = m as u32;
+            next[p as usize] += 1;
         }
         let member_ids: Vec<&str> = member_order
             .iter()
             .map(|&i| group.members[i as usize].member_id.as_str())
             .collect();
-        let processes = per_process
-            .into_iter()
-            .map(|members| {
-                let members = if members.len() <= 1 {
-                    members
-                } else {
-                    let mut map = JavaHashMapOrder::new();
-                    for &m in &members {
-                        map.put(member_ids[m as usize]);
-                    }
-                    map.iteration_order()
-                        .into_iter()
-                        .map(|i| members[i as usize])
-                        .collect()
-                };
-                Process {
-                    members,
-                    task_count: 0,
-                    load: 0.0,
-                    members_by_load: None,
+        let hash_of = |m: u32| member_hashes[member_order[m as usize] as usize];
+        let mut processes = Vec::with_capacity(num_processes);
+        for p in 0..num_processes {
+            let range = start[p]..start[p + 1];
+            let members = &mut process_members[range.start as usize..range.end as usize];
+            if members.len() > SMALL_MAP_MAX_KEYS {
+                let mut map = JavaHashMapOrder::new();
+                for &m in members.iter() {
+                    map.put_hashed(member_ids[m as usize], hash_of(m));
                 }
-            })
-            .collect();
+                let order: Vec<u32> = map
+                    .iteration_order()
+                    .into_iter()
+                    .map(|i| members[i as usize])
+                    .collect();
+                members.copy_from_slice(&order);
+            } else if members.len() > 1 {
+                // A stable sort by bucket keeps insertion order inside a bucket, as Java does.
+                members.sort_by_key(|&m| small_map_bucket(hash_of(m)));
+            }
+            processes.push(Process {
+                members: range,
+                task_count: 0,
+                load: 0.0,
+                members_by_load: false,
+            });
+        }
 
         let num_tasks = space.len();
         // Quotas, in Java int arithmetic (Kafka's sums wrap silently; the task-copy limit keeps them sane).
@@ -312,6 +399,8 @@ impl<'a> State<'a> {
             member_process,
             member_count: vec![0; num_members],
             processes,
+            member_heaps: vec![0; num_members],
+            process_members,
             holders: TaskHolders::new(num_tasks),
             prev_active: vec![NONE; num_tasks],
             candidates_start: Vec::new(),
@@ -325,55 +414,100 @@ impl<'a> State<'a> {
             total_tasks_per_member: tasks_per_member(total_tasks, members_count),
             space,
         };
-        state.collect_previous(group, &member_order);
+        state.collect_previous(group, &member_order)?;
         Ok(state)
     }
 
-    /// Fills `prev_active` and the ranked standby candidates from the members' current tasks and offsets.
-    fn collect_previous(&mut self, group: &GroupSpec, member_order: &[u32]) {
-        // (task, is a current standby, offset, member): sorted, this is Kafka's stable sort of each task's
-        // candidate list (current standbys first, then by offset descending, ties in member order).
+    /// Validates the members' current tasks and offsets and fills `prev_active` and the ranked standby
+    /// candidates from them. Rejected: subtopologies the topology does not have and negative partitions.
+    /// Partitions at or above a subtopology's task count are accepted and, as in Kafka, have no effect
+    /// (they occur when a topic shrank after the member got the task).
+    fn collect_previous(
+        &mut self,
+        group: &GroupSpec,
+        member_order: &[u32],
+    ) -> Result<(), AssignorError> {
+        // (task, is a current standby, offset, member): ranked below into Kafka's per-task candidate lists
+        // (current standbys first, then by offset descending, ties in member order).
         let mut entries: Vec<(u32, bool, i64, u32)> = Vec::new();
+        let space = &self.space;
         for (m, &mi) in member_order.iter().enumerate() {
             let spec = &group.members[mi as usize];
             let m = m as u32;
+            let sub_of = |id: &str, field: &'static str, cursor: &mut usize| {
+                space
+                    .lookup(id, cursor)
+                    .ok_or_else(|| AssignorError::UnknownSubtopology {
+                        member_id: spec.member_id.clone(),
+                        subtopology_id: id.to_string(),
+                        field,
+                    })
+            };
+            let check_first = |id: &str, first: Option<i32>, field: &'static str| match first {
+                Some(p) if p < 0 => Err(AssignorError::NegativePartition {
+                    member_id: spec.member_id.clone(),
+                    subtopology_id: id.to_string(),
+                    partition: p,
+                    field,
+                }),
+                _ => Ok(()),
+            };
+            let mut cursor = 0;
             for (sub_id, partitions) in &spec.active_tasks {
-                let sub = self.space.by_id[sub_id.as_str()];
+                let sub = sub_of(sub_id, "activeTasks", &mut cursor)?;
+                check_first(sub_id, partitions.first().copied(), "activeTasks")?;
                 for &p in partitions {
-                    if let Some(t) = self.space.task(sub, p) {
+                    if let Some(t) = space.task(sub, p) {
                         self.prev_active[t as usize] = m;
                     }
                 }
             }
+            let mut cursor = 0;
             for (sub_id, partitions) in &spec.standby_tasks {
-                let sub = self.space.by_id[sub_id.as_str()];
-                let offsets = spec.task_offsets.get(sub_id);
+                let sub = sub_of(sub_id, "standbyTasks", &mut cursor)?;
+                check_first(sub_id, partitions.first().copied(), "standbyTasks")?;
+                let offsets = if spec.task_offsets.is_empty() {
+                    None
+                } else {
+                    spec.task_offsets.get(sub_id)
+                };
                 for &p in partitions {
-                    if let Some(t) = self.space.task(sub, p) {
+                    if let Some(t) = space.task(sub, p) {
                         let offset = offsets.and_then(|o| o.get(&p)).copied().unwrap_or(0);
                         entries.push((t, true, offset, m));
                     }
                 }
             }
+            let mut cursor = 0;
+            for (sub_id, partitions) in &spec.warmup_tasks {
+                sub_of(sub_id, "warmupTasks", &mut cursor)?;
+                check_first(sub_id, partitions.first().copied(), "warmupTasks")?;
+            }
+            let mut cursor = 0;
             for (sub_id, offsets) in &spec.task_offsets {
-                let sub = self.space.by_id[sub_id.as_str()];
+                let sub = sub_of(sub_id, "taskOffsets", &mut cursor)?;
+                check_first(sub_id, offsets.keys().next().copied(), "taskOffsets")?;
                 let standbys = spec.standby_tasks.get(sub_id);
                 for (&p, &offset) in offsets {
                     if standbys.is_some_and(|s| s.contains(&p)) {
                         continue;
                     }
-                    if let Some(t) = self.space.task(sub, p) {
+                    if let Some(t) = space.task(sub, p) {
                         entries.push((t, false, offset, m));
                     }
                 }
             }
+            let mut cursor = 0;
+            for (sub_id, offsets) in &spec.task_end_offsets {
+                sub_of(sub_id, "taskEndOffsets", &mut cursor)?;
+                check_first(sub_id, offsets.keys().next().copied(), "taskEndOffsets")?;
+            }
         }
-        entries.sort_unstable_by(|a, b| {
-            a.0.cmp(&b.0)
-                .then(b.1.cmp(&a.1))
-                .then(b.2.cmp(&a.2))
-                .then(a.3.cmp(&b.3))
-        });
+        if entries.is_empty() {
+            return Ok(());
+        }
+        // Bucket by task keeping member order (a counting sort), then rank inside each bucket with a stable
+        // sort: current standbys first, then by offset descending.
         let num_tasks = self.space.len();
         let mut start = vec![0u32; num_tasks + 1];
         for e in &entries {
@@ -382,8 +516,22 @@ impl<'a> State<'a> {
         for t in 0..num_tasks {
             start[t + 1] += start[t];
         }
-        self.candidates = entries.into_iter().map(|e| e.3).collect();
+        let mut next = start.clone();
+        let mut bucketed = vec![(false, 0i64, 0u32); entries.len()];
+        for (t, prev_standby, offset, member) in entries {
+            let slot = &mut next[t as usize];
+            bucketed[*slot as usize] = (prev_standby, offset, member);
+            *slot += 1;
+        }
+        for t in 0..num_tasks {
+            let bucket = &mut bucketed[start[t] as usize..start[t + 1] as usize];
+            if bucket.len() > 1 {
+                bucket.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+            }
+        }
+        self.candidates = bucketed.into_iter().map(|e| e.2).collect();
         self.candidates_start = start;
+        Ok(())
     }
 
     fn candidates_of(&self, task: u32) -> &[u32] {
@@ -415,36 +563,37 @@ impl<'a> State<'a> {
     fn add_task(&mut self, member: u32, task: u32, active: bool) -> i32 {
         let count = self.add_task_internal(member, task, active);
         let p = self.member_process[member as usize];
-        self.processes[p as usize].members_by_load = None;
+        self.processes[p as usize].members_by_load = false;
         count
     }
 
     /// `ProcessState.addTaskToLeastLoadedMember`.
     fn add_task_to_least_loaded_member(&mut self, p: u32, task: u32, active: bool) -> i32 {
         let proc = &mut self.processes[p as usize];
-        if proc.members.len() == 1 {
-            let m = proc.members[0];
+        let range = proc.members.start as usize..proc.members.end as usize;
+        if range.len() == 1 {
+            let m = self.process_members[range.start];
             return self.add_task_internal(m, task, active);
         }
         // Built from the members map in its iteration order with the counts of the moment; Kafka's heap
         // entries carry the counts, which stay equal to ours because only this method changes them while
         // the heap exists.
-        let mut heap = match proc.members_by_load.take() {
-            Some(heap) => heap,
-            None => {
-                let mut heap = JavaPriorityQueue::with_capacity(proc.members.len());
-                for &m in &proc.members {
-                    heap.offer(m, by_count(&self.member_count));
-                }
-                heap
+        let n = range.len();
+        let heap = &mut self.member_heaps[range.clone()];
+        if !proc.members_by_load {
+            for (i, &m) in self.process_members[range.clone()].iter().enumerate() {
+                heap_offer(heap, i, m, by_count(&self.member_count));
             }
-        };
-        let member = heap
-            .poll(by_count(&self.member_count))
-            .expect("a process has at least one member");
+            proc.members_by_load = true;
+        }
+        let member = heap_poll(heap, n, by_count(&self.member_count));
         let count = self.add_task_internal(member, task, active);
-        heap.offer(member, by_count(&self.member_count));
-        self.processes[p as usize].members_by_load = Some(heap);
+        heap_offer(
+            &mut self.member_heaps[range],
+            n - 1,
+            member,
+            by_count(&self.member_count),
+        );
         count
     }
 
@@ -491,11 +640,7 @@ impl<'a> State<'a> {
     }
 
     fn assign_active(&mut self) -> Result<(), AssignorError> {
-        let space = &self.space;
-        let mut tasks: Vec<u32> = (0..space.len() as u32).collect();
-        tasks.sort_unstable_by_key(|&t| {
-            (space.task_partition[t as usize], space.task_sub[t as usize])
-        });
+        let tasks = self.space.partition_major(false);
 
         // 1. Back to the member that runs the task now, under the active quota.
         let mut remaining = Vec::with_capacity(tasks.len());
@@ -543,13 +688,8 @@ impl<'a> State<'a> {
     }
 
     fn assign_standby(&mut self) {
-        let space = &self.space;
-        let mut tasks: Vec<u32> = (0..space.len() as u32)
-            .filter(|&t| space.stateful[space.task_sub[t as usize] as usize])
-            .collect();
-        tasks.sort_unstable_by_key(|&t| {
-            std::cmp::Reverse((space.task_partition[t as usize], space.task_sub[t as usize]))
-        });
+        let mut tasks = self.space.partition_major(true);
+        tasks.reverse();
 
         // 1. To the current active owner, else the best standby candidate, under the total quota.
         let mut to_least_loaded: Vec<(u32, i32)> = Vec::new();
@@ -637,41 +777,65 @@ impl<'a> State<'a> {
     }
 
     fn into_assignment(self) -> GroupAssignment {
-        let mut members: Vec<MemberAssignment> =
-            vec![MemberAssignment::default(); self.member_ids.len()];
-        // Group the assignments by (member, role, task) so each set is built in ascending order.
-        let mut assigned = self.assigned;
-        assigned.sort_unstable_by_key(|&(m, t, active)| (m, !active, t));
-        let mut i = 0;
-        while i < assigned.len() {
-            let (m, t0, active) = assigned[i];
-            let sub = self.space.task_sub[t0 as usize];
-            let mut j = i;
-            let mut partitions = BTreeSet::new();
-            while j < assigned.len() {
-                let (m2, t, a2) = assigned[j];
-                if m2 != m || a2 != active || self.space.task_sub[t as usize] != sub {
-                    break;
-                }
-                partitions.insert(self.space.task_partition[t as usize] as i32);
-                j += 1;
-            }
-            let target = &mut members[m as usize];
-            let map = if active {
-                &mut target.active_tasks
-            } else {
-                &mut target.standby_tasks
-            };
-            map.insert(self.space.ids[sub as usize].to_string(), partitions);
-            i = j;
+        let num_members = self.member_ids.len();
+        // Bucket the assignments by member (a counting sort), then build each member's maps from its tasks
+        // in (subtopology, partition) order.
+        let mut start = vec![0u32; num_members + 1];
+        for &(m, _, _) in &self.assigned {
+            start[m as usize + 1] += 1;
         }
+        for m in 0..num_members {
+            start[m + 1] += start[m];
+        }
+        let mut next = start.clone();
+        let mut by_member = vec![(0u32, false); self.assigned.len()];
+        for &(m, t, active) in &self.assigned {
+            let slot = &mut next[m as usize];
+            by_member[*slot as usize] = (t, active);
+            *slot += 1;
+        }
+        // Emit members in id order, so that building the map finds its input already sorted; comparing an
+        // 8-byte prefix as an integer first avoids most string comparisons.
+        let prefix = |id: &str| {
+            let mut bytes = [0u8; 8];
+            let n = id.len().min(8);
+            bytes[..n].copy_from_slice(&id.as_bytes()[..n]);
+            u64::from_be_bytes(bytes)
+        };
+        let mut order: Vec<(u64, u32)> = self
+            .member_ids
+            .iter()
+            .enumerate()
+            .map(|(m, id)| (prefix(id), m as u32))
+            .collect();
+        order.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| self.member_ids[a.1 as usize].cmp(self.member_ids[b.1 as usize]))
+        });
+        let mut tasks: Vec<u32> = Vec::new();
+        let mut members = Vec::with_capacity(num_members);
+        for (m, id) in order
+            .into_iter()
+            .map(|(_, m)| (m as usize, self.member_ids[m as usize]))
+        {
+            let mine = &by_member[start[m] as usize..start[m + 1] as usize];
+            let mut assignment = MemberAssignment::default();
+            for active in [true, false] {
+                tasks.clear();
+                tasks.extend(mine.iter().filter(|e| e.1 == active).map(|e| e.0));
+                tasks.sort_unstable();
+                let map = if active {
+                    &mut assignment.active_tasks
+                } else {
+                    &mut assignment.standby_tasks
+                };
+                *map = self.space.group_by_subtopology(&tasks);
+            }
+            members.push((id.to_string(), assignment));
+        }
+        // Already sorted: collecting checks the order in one pass and builds the tree in bulk.
         GroupAssignment {
-            members: self
-                .member_ids
-                .iter()
-                .map(|id| id.to_string())
-                .zip(members)
-                .collect(),
+            members: members.into_iter().collect(),
         }
     }
 }
@@ -682,72 +846,4 @@ fn by_count(counts: &[i32]) -> impl Fn(&u32, &u32) -> Ordering + '_ {
 
 fn by_load(procs: &[Process], a: u32, b: u32) -> Ordering {
     procs[a as usize].load.total_cmp(&procs[b as usize].load)
-}
-
-/// Rejects what Kafka's coordinator could never pass: duplicate member ids, subtopologies the topology does
-/// not have, negative partitions. Partitions at or above a subtopology's task count are accepted and, as in
-/// Kafka, have no effect (they occur when a topic shrank after the member got the task).
-fn validate_members(group: &GroupSpec, space: &TaskSpace<'_>) -> Result<(), AssignorError> {
-    let mut seen: BTreeSet<&str> = BTreeSet::new();
-    for m in &group.members {
-        if !seen.insert(m.member_id.as_str()) {
-            return Err(AssignorError::DuplicateMemberId(m.member_id.clone()));
-        }
-        let sets = [
-            ("activeTasks", &m.active_tasks),
-            ("standbyTasks", &m.standby_tasks),
-            ("warmupTasks", &m.warmup_tasks),
-        ];
-        for (field, tasks) in sets {
-            for (sub, partitions) in tasks {
-                check_subtopology(space, &m.member_id, sub, field)?;
-                if let Some(&p) = partitions.iter().next().filter(|&&p| p < 0) {
-                    return Err(negative(m, sub, p, field));
-                }
-            }
-        }
-        for (field, offsets) in [
-            ("taskOffsets", &m.task_offsets),
-            ("taskEndOffsets", &m.task_end_offsets),
-        ] {
-            for (sub, partitions) in offsets {
-                check_subtopology(space, &m.member_id, sub, field)?;
-                if let Some((&p, _)) = partitions.iter().next().filter(|(p, _)| **p < 0) {
-                    return Err(negative(m, sub, p, field));
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-fn check_subtopology(
-    space: &TaskSpace<'_>,
-    member_id: &str,
-    sub: &str,
-    field: &'static str,
-) -> Result<(), AssignorError> {
-    if space.by_id.contains_key(sub) {
-        Ok(())
-    } else {
-        Err(AssignorError::UnknownSubtopology {
-            member_id: member_id.to_string(),
-            subtopology_id: sub.to_string(),
-            field,
-        })
-    }
-}
-
-fn negative(
-    m: &super::spec::MemberSpec,
-    sub: &str,
-    partition: i32,
-    field: &'static str,
-) -> AssignorError {
-    AssignorError::NegativePartition {
-        member_id: m.member_id.clone(),
-        subtopology_id: sub.to_string(),
-        partition,
-        field,
-    }
 }
