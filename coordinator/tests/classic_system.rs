@@ -73,17 +73,16 @@ fn rebalance(ctx: &mut TestContext, consumers: &mut [Consumer], idxs: &[usize]) 
             break;
         }
         ctx.sleep(1000);
-        for i in 0..consumers.len() {
-            if !consumers[i].alive || sent.iter().any(|(j, _)| *j == i) {
+        for (i, c) in consumers.iter_mut().enumerate() {
+            if !c.alive || sent.iter().any(|(j, _)| *j == i) {
                 continue;
             }
-            let c = &consumers[i];
             let mut request = heartbeat_request(&c.member_id, c.generation);
             request.group_instance_id = c.instance.as_deref().map(sb);
             let error = ErrorCode::from_code(ctx.heartbeat(request).error_code).unwrap();
             if error == ErrorCode::RebalanceInProgress {
-                consumers[i].revocations += 1;
-                let s = send_join(ctx, &mut consumers[i]);
+                c.revocations += 1;
+                let s = send_join(ctx, c);
                 sent.push((i, s));
             } else {
                 assert_eq!(error, ErrorCode::None, "consumer {i}");
