@@ -560,6 +560,7 @@ impl TestContext {
         let mut fresh = Shard::new(self.shard.config.clone());
         fresh.set_topics(self.shard.topics.clone());
         fresh.replay_all(&self.log);
+        self.assert_loaded_groups_match_records(&fresh);
         fresh.on_loaded(self.now);
         assert_eq!(
             fresh.classic.persisted(),
@@ -570,6 +571,19 @@ impl TestContext {
             fresh.offsets, self.shard.offsets,
             "offsets differ after replay"
         );
+        for group in fresh.classic.groups() {
+            assert!(
+                fresh.classic.persisted().contains_key(group.group_id())
+                    || (group.is_simple_group() && fresh.offsets.group(group.group_id()).is_some()),
+                "group {} loaded without a record",
+                group.group_id()
+            );
+        }
+    }
+
+    /// Right after the replay (before `on_loaded`, which may start a rebalance), every group is exactly
+    /// what its last record describes.
+    fn assert_loaded_groups_match_records(&self, fresh: &Shard) {
         for (id, value) in fresh.classic.persisted() {
             let group = fresh.classic.get(id).expect("a persisted group is loaded");
             let rebuilt = persist::metadata_value(group, &group.group_assignment())
@@ -590,14 +604,6 @@ impl TestContext {
                 GroupState::Stable
             };
             assert_eq!(group.state(), state);
-        }
-        for group in fresh.classic.groups() {
-            assert!(
-                fresh.classic.persisted().contains_key(group.group_id())
-                    || (group.is_simple_group() && fresh.offsets.group(group.group_id()).is_some()),
-                "group {} loaded without a record",
-                group.group_id()
-            );
         }
     }
 }
