@@ -10,12 +10,34 @@ use crate::streams::group::Ownership;
 use crate::streams::member::{MemberState, StreamsGroupMember};
 use crate::streams::tasks::{ActiveTasks, Tasks, TasksTuple, TasksWithEpochs};
 
+/// Who currently holds a task, by process (the group's ownership maps).
+pub trait TaskOwners {
+    /// The process running the task as active, if any.
+    fn active_owner(&self, subtopology: &str, partition: i32) -> Option<&str>;
+    /// Whether `process` holds the task as standby.
+    fn standby_held_by(&self, subtopology: &str, partition: i32, process: &str) -> bool;
+    /// Whether `process` holds the task as warm-up.
+    fn warmup_held_by(&self, subtopology: &str, partition: i32, process: &str) -> bool;
+}
+
+impl TaskOwners for Ownership {
+    fn active_owner(&self, subtopology: &str, partition: i32) -> Option<&str> {
+        Ownership::active_owner(self, subtopology, partition)
+    }
+    fn standby_held_by(&self, subtopology: &str, partition: i32, process: &str) -> bool {
+        Ownership::standby_held_by(self, subtopology, partition, process)
+    }
+    fn warmup_held_by(&self, subtopology: &str, partition: i32, process: &str) -> bool {
+        Ownership::warmup_held_by(self, subtopology, partition, process)
+    }
+}
+
 /// Inputs of one reconciliation step.
 pub struct Reconciler<'a> {
     pub member: &'a StreamsGroupMember,
     pub target_epoch: i32,
     pub target: &'a TasksTuple,
-    pub ownership: &'a Ownership,
+    pub ownership: &'a dyn TaskOwners,
     /// What the member reported owning; `None` when the heartbeat did not carry all three lists.
     pub owned: Option<&'a TasksTuple>,
 }
