@@ -109,7 +109,13 @@ fn target(role: Role, list: &[(&str, &[i32])]) -> TasksTuple {
     }
 }
 
-fn m(state: MemberState, epoch: i32, prev: i32, assigned: TasksWithEpochs, pending: TasksWithEpochs) -> StreamsGroupMember {
+fn m(
+    state: MemberState,
+    epoch: i32,
+    prev: i32,
+    assigned: TasksWithEpochs,
+    pending: TasksWithEpochs,
+) -> StreamsGroupMember {
     let mut m = StreamsGroupMember::with_defaults("member");
     m.state = state;
     m.process_id = PROCESS.to_string();
@@ -120,7 +126,13 @@ fn m(state: MemberState, epoch: i32, prev: i32, assigned: TasksWithEpochs, pendi
     m
 }
 
-fn run(member: &StreamsGroupMember, epoch: i32, t: &TasksTuple, owners: &Owners, owned: Option<&TasksTuple>) -> Result<StreamsGroupMember, coordinator::ApiError> {
+fn run(
+    member: &StreamsGroupMember,
+    epoch: i32,
+    t: &TasksTuple,
+    owners: &Owners,
+    owned: Option<&TasksTuple>,
+) -> Result<StreamsGroupMember, coordinator::ApiError> {
     Reconciler {
         member,
         target_epoch: epoch,
@@ -136,17 +148,53 @@ const BOTH: &[(&str, &[i32])] = &[(S1, &[1, 2]), (S2, &[3, 4])];
 #[test]
 fn s8_39_stable_to_stable() {
     for role in ROLES {
-        let member = m(MemberState::Stable, 10, 10, with_role(role, 10, BOTH), Default::default());
-        let out = run(&member, 11, &target(role, BOTH), &Owners::all_by(PROCESS), None).unwrap();
-        assert_eq!(out, m(MemberState::Stable, 11, 10, with_role(role, 10, BOTH), Default::default()), "{role:?}");
+        let member = m(
+            MemberState::Stable,
+            10,
+            10,
+            with_role(role, 10, BOTH),
+            Default::default(),
+        );
+        let out = run(
+            &member,
+            11,
+            &target(role, BOTH),
+            &Owners::all_by(PROCESS),
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            m(
+                MemberState::Stable,
+                11,
+                10,
+                with_role(role, 10, BOTH),
+                Default::default()
+            ),
+            "{role:?}"
+        );
     }
 }
 
 #[test]
 fn s8_40_stable_to_unrevoked_tasks() {
     for role in ROLES {
-        let member = m(MemberState::Stable, 10, 10, with_role(role, 10, BOTH), Default::default());
-        let out = run(&member, 11, &target(role, &[(S1, &[2, 3]), (S2, &[4, 5])]), &Owners::none(), None).unwrap();
+        let member = m(
+            MemberState::Stable,
+            10,
+            10,
+            with_role(role, 10, BOTH),
+            Default::default(),
+        );
+        let out = run(
+            &member,
+            11,
+            &target(role, &[(S1, &[2, 3]), (S2, &[4, 5])]),
+            &Owners::none(),
+            None,
+        )
+        .unwrap();
         assert_eq!(
             out,
             m(
@@ -164,11 +212,30 @@ fn s8_40_stable_to_unrevoked_tasks() {
 #[test]
 fn s8_41_stable_to_unrevoked_with_empty_assignment() {
     for role in ROLES {
-        let member = m(MemberState::Stable, 10, 10, with_role(role, 10, BOTH), Default::default());
-        let out = run(&member, 11, &TasksTuple::default(), &Owners::all_by(PROCESS), None).unwrap();
+        let member = m(
+            MemberState::Stable,
+            10,
+            10,
+            with_role(role, 10, BOTH),
+            Default::default(),
+        );
+        let out = run(
+            &member,
+            11,
+            &TasksTuple::default(),
+            &Owners::all_by(PROCESS),
+            None,
+        )
+        .unwrap();
         assert_eq!(
             out,
-            m(MemberState::UnrevokedTasks, 10, 10, Default::default(), with_role(role, 10, BOTH)),
+            m(
+                MemberState::UnrevokedTasks,
+                10,
+                10,
+                Default::default(),
+                with_role(role, 10, BOTH)
+            ),
             "{role:?}"
         );
     }
@@ -177,16 +244,40 @@ fn s8_41_stable_to_unrevoked_with_empty_assignment() {
 #[test]
 fn s8_42_stable_to_unreleased_tasks() {
     for role in ROLES {
-        let member = m(MemberState::Stable, 10, 10, with_role(role, 10, BOTH), Default::default());
+        let member = m(
+            MemberState::Stable,
+            10,
+            10,
+            with_role(role, 10, BOTH),
+            Default::default(),
+        );
         let t = target(role, &[(S1, &[1, 2, 4]), (S2, &[3, 4, 7])]);
         // Every task runs as active on the member's own process: the new ones are unreleased.
         let owners = Owners::all_by(PROCESS)
-            .standby(|_, p| if p == 4 || p == 7 { vec![PROCESS] } else { vec![] })
-            .warmup(|_, p| if p == 4 || p == 7 { vec![PROCESS] } else { vec![] });
+            .standby(|_, p| {
+                if p == 4 || p == 7 {
+                    vec![PROCESS]
+                } else {
+                    vec![]
+                }
+            })
+            .warmup(|_, p| {
+                if p == 4 || p == 7 {
+                    vec![PROCESS]
+                } else {
+                    vec![]
+                }
+            });
         let out = run(&member, 11, &t, &owners, None).unwrap();
         assert_eq!(
             out,
-            m(MemberState::UnreleasedTasks, 11, 10, with_role(role, 10, BOTH), Default::default()),
+            m(
+                MemberState::UnreleasedTasks,
+                11,
+                10,
+                with_role(role, 10, BOTH),
+                Default::default()
+            ),
             "{role:?}"
         );
     }
@@ -195,7 +286,13 @@ fn s8_42_stable_to_unreleased_tasks() {
 #[test]
 fn s8_43_stable_to_unreleased_with_owned_tasks_not_having_revoked_tasks() {
     for role in ROLES {
-        let member = m(MemberState::Stable, 10, 10, with_role(role, 10, BOTH), Default::default());
+        let member = m(
+            MemberState::Stable,
+            10,
+            10,
+            with_role(role, 10, BOTH),
+            Default::default(),
+        );
         let t = target(role, &[(S1, &[1, 2]), (S2, &[3, 5])]);
         let owners = Owners::active(|s, _| if s == S2 { Some(PROCESS) } else { None })
             .standby(|s, _| if s == S2 { vec![PROCESS] } else { vec![] })
@@ -228,8 +325,25 @@ fn s8_44_unrevoked_tasks_to_stable() {
             with_role(role, 10, &[(S1, &[1]), (S2, &[4])]),
         );
         let owned = target(role, assigned);
-        let out = run(&member, 11, &target(role, assigned), &Owners::none(), Some(&owned)).unwrap();
-        assert_eq!(out, m(MemberState::Stable, 11, 10, with_role(role, 10, assigned), Default::default()), "{role:?}");
+        let out = run(
+            &member,
+            11,
+            &target(role, assigned),
+            &Owners::none(),
+            Some(&owned),
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            m(
+                MemberState::Stable,
+                11,
+                10,
+                with_role(role, 10, assigned),
+                Default::default()
+            ),
+            "{role:?}"
+        );
     }
 }
 
@@ -245,11 +359,21 @@ fn s8_45_remains_in_unrevoked_tasks() {
             with_role(role, 10, &[(S1, &[1]), (S2, &[4])]),
         );
         let t = target(role, &[(S1, &[3]), (S2, &[6])]);
-        assert_eq!(run(&member, 12, &t, &Owners::none(), None).unwrap(), member, "{role:?}");
+        assert_eq!(
+            run(&member, 12, &t, &Owners::none(), None).unwrap(),
+            member,
+            "{role:?}"
+        );
         let still1 = target(role, &[(S1, &[1, 2, 3]), (S2, &[5, 6])]);
-        assert_eq!(run(&member, 12, &t, &Owners::none(), Some(&still1)).unwrap(), member);
+        assert_eq!(
+            run(&member, 12, &t, &Owners::none(), Some(&still1)).unwrap(),
+            member
+        );
         let still4 = target(role, &[(S1, &[2, 3]), (S2, &[4, 5, 6])]);
-        assert_eq!(run(&member, 12, &t, &Owners::none(), Some(&still4)).unwrap(), member);
+        assert_eq!(
+            run(&member, 12, &t, &Owners::none(), Some(&still4)).unwrap(),
+            member
+        );
     }
 }
 
@@ -295,12 +419,30 @@ fn s8_47_unrevoked_tasks_to_unreleased_tasks() {
         let owned = target(role, assigned);
         let t = target(role, &[(S1, &[1, 2, 3]), (S2, &[4, 5, 6])]);
         let owners = Owners::all_by(PROCESS)
-            .standby(|_, p| if p == 1 || p == 4 { vec![PROCESS] } else { vec![] })
-            .warmup(|_, p| if p == 1 || p == 4 { vec![PROCESS] } else { vec![] });
+            .standby(|_, p| {
+                if p == 1 || p == 4 {
+                    vec![PROCESS]
+                } else {
+                    vec![]
+                }
+            })
+            .warmup(|_, p| {
+                if p == 1 || p == 4 {
+                    vec![PROCESS]
+                } else {
+                    vec![]
+                }
+            });
         let out = run(&member, 11, &t, &owners, Some(&owned)).unwrap();
         assert_eq!(
             out,
-            m(MemberState::UnreleasedTasks, 11, 11, with_role(role, 10, assigned), Default::default()),
+            m(
+                MemberState::UnreleasedTasks,
+                11,
+                11,
+                with_role(role, 10, assigned),
+                Default::default()
+            ),
             "{role:?}"
         );
     }
@@ -309,7 +451,13 @@ fn s8_47_unrevoked_tasks_to_unreleased_tasks() {
 #[test]
 fn s8_48_unreleased_tasks_to_stable_with_new_tasks() {
     for role in ROLES {
-        let member = m(MemberState::UnreleasedTasks, 11, 11, with_role(role, 11, BOTH), Default::default());
+        let member = m(
+            MemberState::UnreleasedTasks,
+            11,
+            11,
+            with_role(role, 11, BOTH),
+            Default::default(),
+        );
         let t = target(role, &[(S1, &[1, 2, 4]), (S2, &[3, 4, 7])]);
         let out = run(&member, 11, &t, &Owners::none(), None).unwrap();
         assert_eq!(
@@ -336,7 +484,13 @@ fn s8_49_unreleased_tasks_to_unreleased_tasks_any_active_owner() {
         Default::default(),
     );
     let t = target(Role::Active, &[(S1, &[1, 2, 4]), (S2, &[5, 6, 7])]);
-    let owners = Owners::active(|s, p| if s == S1 && p == 4 { Some("anyOtherProcess") } else { None });
+    let owners = Owners::active(|s, p| {
+        if s == S1 && p == 4 {
+            Some("anyOtherProcess")
+        } else {
+            None
+        }
+    });
     let out = run(&member, 11, &t, &owners, None).unwrap();
     assert_eq!(
         out,
@@ -354,7 +508,13 @@ fn s8_49_unreleased_tasks_to_unreleased_tasks_any_active_owner() {
 fn s8_50_unreleased_tasks_to_unrevoked_tasks() {
     for role in ROLES {
         let assigned = &[(S1, &[2, 3][..]), (S2, &[5, 6][..])];
-        let member = m(MemberState::UnreleasedTasks, 11, 10, with_role(role, 11, assigned), Default::default());
+        let member = m(
+            MemberState::UnreleasedTasks,
+            11,
+            10,
+            with_role(role, 11, assigned),
+            Default::default(),
+        );
         let t = target(role, &[(S1, &[3]), (S2, &[6])]);
         let out = run(&member, 12, &t, &Owners::none(), None).unwrap();
         assert_eq!(
@@ -386,13 +546,21 @@ fn s8_51_unknown_state() {
         assert_eq!(e.code, ErrorCode::FencedMemberEpoch);
         assert_eq!(
             e.message.as_deref(),
-            Some("The streams group member is in a unknown state. The member must abandon all its tasks and rejoin.")
+            Some(
+                "The streams group member is in a unknown state. The member must abandon all its tasks and rejoin."
+            )
         );
         let owned = TasksTuple::default();
         let out = run(&member, 12, &t, &Owners::none(), Some(&owned)).unwrap();
         assert_eq!(
             out,
-            m(MemberState::Stable, 12, 11, with_role(role, 11, &[(S1, &[3]), (S2, &[6])]), Default::default()),
+            m(
+                MemberState::Stable,
+                12,
+                11,
+                with_role(role, 11, &[(S1, &[3]), (S2, &[6])]),
+                Default::default()
+            ),
             "{role:?}"
         );
     }
@@ -435,26 +603,73 @@ fn s8_52_mixed_preserved_and_new_assignment_epochs() {
 
 #[test]
 fn d7_reconciler_standby_promoted_to_active_when_active_is_released() {
-    let member = m(MemberState::Stable, 10, 10, with_role(Role::Standby, 10, &[(S1, &[0])]), Default::default());
+    let member = m(
+        MemberState::Stable,
+        10,
+        10,
+        with_role(Role::Standby, 10, &[(S1, &[0])]),
+        Default::default(),
+    );
     let owners = Owners::none().standby(|_, _| vec![PROCESS]);
-    let out = run(&member, 11, &target(Role::Active, &[(S1, &[0])]), &owners, None).unwrap();
-    assert_eq!(out, m(MemberState::Stable, 11, 10, with_role(Role::Active, 11, &[(S1, &[0])]), Default::default()));
+    let out = run(
+        &member,
+        11,
+        &target(Role::Active, &[(S1, &[0])]),
+        &owners,
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        out,
+        m(
+            MemberState::Stable,
+            11,
+            10,
+            with_role(Role::Active, 11, &[(S1, &[0])]),
+            Default::default()
+        )
+    );
 }
 
 #[test]
 fn d7_reconciler_standby_promotion_holds_standby_while_active_owned_by_another_member() {
-    let member = m(MemberState::Stable, 10, 10, with_role(Role::Standby, 10, &[(S1, &[0])]), Default::default());
+    let member = m(
+        MemberState::Stable,
+        10,
+        10,
+        with_role(Role::Standby, 10, &[(S1, &[0])]),
+        Default::default(),
+    );
     let owners = Owners::all_by("other_process_id").standby(|_, _| vec![PROCESS]);
-    let out = run(&member, 11, &target(Role::Active, &[(S1, &[0])]), &owners, None).unwrap();
+    let out = run(
+        &member,
+        11,
+        &target(Role::Active, &[(S1, &[0])]),
+        &owners,
+        None,
+    )
+    .unwrap();
     assert_eq!(
         out,
-        m(MemberState::UnreleasedTasks, 11, 10, with_role(Role::Standby, 10, &[(S1, &[0])]), Default::default())
+        m(
+            MemberState::UnreleasedTasks,
+            11,
+            10,
+            with_role(Role::Standby, 10, &[(S1, &[0])]),
+            Default::default()
+        )
     );
 }
 
 #[test]
 fn d7_reconciler_active_demoted_to_standby_in_place_and_completes_on_ack() {
-    let member = m(MemberState::Stable, 10, 10, with_role(Role::Active, 10, &[(S1, &[0])]), Default::default());
+    let member = m(
+        MemberState::Stable,
+        10,
+        10,
+        with_role(Role::Active, 10, &[(S1, &[0])]),
+        Default::default(),
+    );
     let owners = Owners::all_by(PROCESS);
     let t = target(Role::Standby, &[(S1, &[0])]);
     let out = run(&member, 11, &t, &owners, None).unwrap();
@@ -472,40 +687,133 @@ fn d7_reconciler_active_demoted_to_standby_in_place_and_completes_on_ack() {
     let owned = target(Role::Standby, &[(S1, &[0])]);
     let owners = Owners::all_by(PROCESS).standby(|_, _| vec![PROCESS]);
     let done = run(&out, 11, &t, &owners, Some(&owned)).unwrap();
-    assert_eq!(done, m(MemberState::Stable, 11, 10, with_role(Role::Standby, 10, &[(S1, &[0])]), Default::default()));
+    assert_eq!(
+        done,
+        m(
+            MemberState::Stable,
+            11,
+            10,
+            with_role(Role::Standby, 10, &[(S1, &[0])]),
+            Default::default()
+        )
+    );
 }
 
 #[test]
 fn d7_reconciler_active_not_demoted_while_sibling_holds_standby() {
-    let member = m(MemberState::Stable, 10, 10, with_role(Role::Active, 10, &[(S1, &[0])]), Default::default());
+    let member = m(
+        MemberState::Stable,
+        10,
+        10,
+        with_role(Role::Active, 10, &[(S1, &[0])]),
+        Default::default(),
+    );
     let owners = Owners::all_by(PROCESS).standby(|_, _| vec![PROCESS]);
-    let out = run(&member, 11, &target(Role::Standby, &[(S1, &[0])]), &owners, None).unwrap();
+    let out = run(
+        &member,
+        11,
+        &target(Role::Standby, &[(S1, &[0])]),
+        &owners,
+        None,
+    )
+    .unwrap();
     assert_eq!(
         out,
-        m(MemberState::UnrevokedTasks, 10, 10, Default::default(), with_role(Role::Active, 10, &[(S1, &[0])]))
+        m(
+            MemberState::UnrevokedTasks,
+            10,
+            10,
+            Default::default(),
+            with_role(Role::Active, 10, &[(S1, &[0])])
+        )
     );
 }
 
 #[test]
 fn d7_reconciler_standby_and_warmup_converted_in_place() {
-    let member = m(MemberState::Stable, 10, 10, with_role(Role::Standby, 10, &[(S1, &[0])]), Default::default());
+    let member = m(
+        MemberState::Stable,
+        10,
+        10,
+        with_role(Role::Standby, 10, &[(S1, &[0])]),
+        Default::default(),
+    );
     let owners = Owners::none().standby(|_, _| vec![PROCESS]);
-    let out = run(&member, 11, &target(Role::Warmup, &[(S1, &[0])]), &owners, None).unwrap();
-    assert_eq!(out, m(MemberState::Stable, 11, 10, with_role(Role::Warmup, 10, &[(S1, &[0])]), Default::default()));
-    let member = m(MemberState::Stable, 10, 10, with_role(Role::Warmup, 10, &[(S1, &[0])]), Default::default());
+    let out = run(
+        &member,
+        11,
+        &target(Role::Warmup, &[(S1, &[0])]),
+        &owners,
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        out,
+        m(
+            MemberState::Stable,
+            11,
+            10,
+            with_role(Role::Warmup, 10, &[(S1, &[0])]),
+            Default::default()
+        )
+    );
+    let member = m(
+        MemberState::Stable,
+        10,
+        10,
+        with_role(Role::Warmup, 10, &[(S1, &[0])]),
+        Default::default(),
+    );
     let owners = Owners::none().warmup(|_, _| vec![PROCESS]);
-    let out = run(&member, 11, &target(Role::Standby, &[(S1, &[0])]), &owners, None).unwrap();
-    assert_eq!(out, m(MemberState::Stable, 11, 10, with_role(Role::Standby, 10, &[(S1, &[0])]), Default::default()));
+    let out = run(
+        &member,
+        11,
+        &target(Role::Standby, &[(S1, &[0])]),
+        &owners,
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        out,
+        m(
+            MemberState::Stable,
+            11,
+            10,
+            with_role(Role::Standby, 10, &[(S1, &[0])]),
+            Default::default()
+        )
+    );
 }
 
 #[test]
 fn d7_reconciler_standby_revoked_when_conversion_blocked_by_sibling() {
-    let member = m(MemberState::Stable, 10, 10, with_role(Role::Standby, 10, &[(S1, &[0])]), Default::default());
-    let owners = Owners::none().standby(|_, _| vec![PROCESS]).warmup(|_, _| vec![PROCESS]);
-    let out = run(&member, 11, &target(Role::Warmup, &[(S1, &[0])]), &owners, None).unwrap();
+    let member = m(
+        MemberState::Stable,
+        10,
+        10,
+        with_role(Role::Standby, 10, &[(S1, &[0])]),
+        Default::default(),
+    );
+    let owners = Owners::none()
+        .standby(|_, _| vec![PROCESS])
+        .warmup(|_, _| vec![PROCESS]);
+    let out = run(
+        &member,
+        11,
+        &target(Role::Warmup, &[(S1, &[0])]),
+        &owners,
+        None,
+    )
+    .unwrap();
     assert_eq!(
         out,
-        m(MemberState::UnrevokedTasks, 10, 10, Default::default(), with_role(Role::Standby, 10, &[(S1, &[0])]))
+        m(
+            MemberState::UnrevokedTasks,
+            10,
+            10,
+            Default::default(),
+            with_role(Role::Standby, 10, &[(S1, &[0])])
+        )
     );
 }
 
@@ -524,7 +832,14 @@ fn d7_reconciler_warmup_not_dropped_while_promotion_blocked_by_another_revocatio
     );
     let owners = Owners::active(|_, p| if p == 1 { Some(PROCESS) } else { None })
         .warmup(|_, p| if p == 0 { vec![PROCESS] } else { vec![] });
-    let out = run(&member, 11, &target(Role::Active, &[(S1, &[0])]), &owners, None).unwrap();
+    let out = run(
+        &member,
+        11,
+        &target(Role::Active, &[(S1, &[0])]),
+        &owners,
+        None,
+    )
+    .unwrap();
     assert_eq!(
         out,
         m(
@@ -539,12 +854,36 @@ fn d7_reconciler_warmup_not_dropped_while_promotion_blocked_by_another_revocatio
 
 #[test]
 fn d7_reconciler_active_not_granted_while_sibling_holds_standby_or_warmup() {
-    let member = m(MemberState::Stable, 10, 10, Default::default(), Default::default());
+    let member = m(
+        MemberState::Stable,
+        10,
+        10,
+        Default::default(),
+        Default::default(),
+    );
     let t = target(Role::Active, &[(S1, &[0])]);
     let owners = Owners::none().standby(|_, _| vec![PROCESS]);
     let out = run(&member, 11, &t, &owners, None).unwrap();
-    assert_eq!(out, m(MemberState::UnreleasedTasks, 11, 10, Default::default(), Default::default()));
+    assert_eq!(
+        out,
+        m(
+            MemberState::UnreleasedTasks,
+            11,
+            10,
+            Default::default(),
+            Default::default()
+        )
+    );
     let owners = Owners::none().warmup(|_, _| vec![PROCESS]);
     let out = run(&member, 11, &t, &owners, None).unwrap();
-    assert_eq!(out, m(MemberState::UnreleasedTasks, 11, 10, Default::default(), Default::default()));
+    assert_eq!(
+        out,
+        m(
+            MemberState::UnreleasedTasks,
+            11,
+            10,
+            Default::default(),
+            Default::default()
+        )
+    );
 }
