@@ -5,17 +5,21 @@
 //! * [`request::Request`] / [`response::Response`]: one enum variant per api, decoded by
 //!   (api key, version), and the frame helpers a server or client uses.
 //! * [`frame`]: int32 size-prefixed frames over any tokio `AsyncRead`/`AsyncWrite`.
+//! * [`schema`]: regroup's table of every message schema, the walker behind `regroup wire`,
+//!   the validation pre-pass, samples; [`json`]: Kafka-style JSON conversion.
 //! * [`error::ErrorCode`]: Kafka 4.4's error codes; [`error`] also holds this crate's errors.
 
 pub mod api;
 pub mod error;
 pub mod frame;
+pub mod json;
 pub mod messages;
 // The complete set of primitives; not every generated message needs every one.
 #[allow(dead_code)]
 mod prim;
 pub mod request;
 pub mod response;
+pub mod schema;
 
 pub use api::Api;
 pub use error::ErrorCode;

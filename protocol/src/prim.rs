@@ -105,16 +105,14 @@ pub fn get_uuid<B: ByteBuf>(buf: &mut B) -> Result<Uuid> {
     Ok(Uuid::from_u128(buf.get_u128()))
 }
 
-/// An unsigned varint of at most 5 bytes (Java's `readUnsignedVarint`).
+/// An unsigned varint of at most 5 bytes (Java's `readUnsignedVarint`: the fifth byte must end
+/// the varint; bits beyond 32 are dropped).
 pub fn get_uvarint<B: ByteBuf>(buf: &mut B) -> Result<u32> {
     let mut value: u32 = 0;
     for i in 0..5 {
         need(buf, 1, "unsigned varint")?;
         let b = buf.get_u8();
-        if i == 4 && b > 0x0f {
-            bail!("unsigned varint is longer than 5 bytes or exceeds 32 bits");
-        }
-        value |= u32::from(b & 0x7f) << (7 * i);
+        value |= u32::from(b & 0x7f).wrapping_shl(7 * i);
         if b & 0x80 == 0 {
             return Ok(value);
         }
@@ -122,8 +120,9 @@ pub fn get_uvarint<B: ByteBuf>(buf: &mut B) -> Result<u32> {
     bail!("unsigned varint is longer than 5 bytes")
 }
 
-/// Reads a length prefix: `Ok(None)` for the null marker, otherwise the length, checked against
-/// what is left in the buffer.
+/// Reads a length prefix: `Ok(None)` for the null marker (-1), otherwise the length, checked
+/// against what is left in the buffer. Lengths below -1 and compact lengths of 2^31 or more
+/// are errors, as in the schema walk that runs before every decode.
 fn get_len<B: ByteBuf>(
     buf: &mut B,
     flexible: bool,
@@ -131,14 +130,21 @@ fn get_len<B: ByteBuf>(
     what: &str,
 ) -> Result<Option<usize>> {
     let len: i64 = if flexible {
-        i64::from(get_uvarint(buf)?) - 1
+        let v = get_uvarint(buf)?;
+        if v > i32::MAX as u32 {
+            bail!("{what} length varint {v} is out of range");
+        }
+        i64::from(v) - 1
     } else if wide {
         i64::from(get_i32(buf)?)
     } else {
         i64::from(get_i16(buf)?)
     };
-    if len < 0 {
+    if len == -1 {
         return Ok(None);
+    }
+    if len < 0 {
+        bail!("{what} has negative length {len}");
     }
     let len = len as usize;
     if len > buf.remaining() {
@@ -466,6 +472,9 @@ mod tests {
         assert_eq!(get_uvarint(&mut r).unwrap(), 300);
         let mut too_long = Bytes::from_static(&[0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
         assert!(get_uvarint(&mut too_long).is_err());
+        // Like Java, high bits in the fifth byte are dropped.
+        let mut wide = Bytes::from_static(&[0xff, 0xff, 0xff, 0xff, 0x7f]);
+        assert_eq!(get_uvarint(&mut wide).unwrap(), u32::MAX);
         let mut max = BytesMut::new();
         put_uvarint(&mut max, u32::MAX).unwrap();
         assert_eq!(get_uvarint(&mut max.freeze()).unwrap(), u32::MAX);
@@ -480,6 +489,9 @@ mod tests {
         // compact string claiming 2^32-2 bytes.
         let mut b = Bytes::from_static(&[0xff, 0xff, 0xff, 0xff, 0x0f]);
         assert!(get_string(&mut b, true).is_err());
+        // non-flexible lengths below -1 are errors, -1 is null.
+        let mut b = Bytes::from_static(&[0xff, 0xfe]);
+        assert!(get_nullable_string(&mut b, false).is_err());
     }
 
     #[test]

@@ -84,6 +84,10 @@ impl Request {
         if !api.supports(version) {
             return Err(WireError::UnsupportedVersion { api, version });
         }
+        // The schema walk first: it rejects what kafka-protocol's decoders would choke on
+        // (declared lengths past the end of the input) and names the offset.
+        let schema = crate::schema::message(api, crate::schema::Direction::Request);
+        crate::schema::validate(schema, version, &buf[..])?;
         let start = buf.len();
         Request::decode_typed(api, version, buf).map_err(|e| {
             DecodeError::new(

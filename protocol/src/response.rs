@@ -64,6 +64,10 @@ impl Response {
         if !api.supports(version) {
             return Err(WireError::UnsupportedVersion { api, version });
         }
+        // The schema walk first: it rejects what kafka-protocol's decoders would choke on
+        // (declared lengths past the end of the input) and names the offset.
+        let schema = crate::schema::message(api, crate::schema::Direction::Response);
+        crate::schema::validate(schema, version, &buf[..])?;
         let start = buf.len();
         Response::decode_typed(api, version, buf).map_err(|e| {
             DecodeError::new(

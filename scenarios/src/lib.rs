@@ -1,3 +1,4 @@
 //! The scenario catalogue and the pieces of the `regroup` command.
 
 pub mod assign_cli;
+pub mod wire_cli;
