@@ -143,7 +143,8 @@ fn s8_77b_configure_topics_creates_missing_internal_topics() {
     let subs = c.subtopologies.as_ref().unwrap();
     assert_eq!(subs["subtopology1"].number_of_tasks, 2);
     assert_eq!(subs["subtopology2"].number_of_tasks, 2);
-    let mut created: Vec<(String, i32, i16, Vec<(String, String)>)> = c
+    type Created = (String, i32, i16, Vec<(String, String)>);
+    let mut created: Vec<Created> = c
         .internal_topics_to_create
         .iter()
         .map(|t| {

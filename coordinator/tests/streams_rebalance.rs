@@ -22,7 +22,9 @@ fn one_subtopology() -> req::Topology {
     topology(vec![sub("subtopology1", &["foo"])])
 }
 
-fn stable_group(members: &[(&str, &[(&str, &[i32])])], epoch: i32) -> H {
+type MemberTasks<'a> = (&'a str, &'a [(&'a str, &'a [i32])]);
+
+fn stable_group(members: &[MemberTasks<'_>], epoch: i32) -> H {
     let mut h = H::new();
     h.topics(&[("foo", 6), ("bar", 3)]);
     let hash = hash_of(&h, &["foo", "bar"]);

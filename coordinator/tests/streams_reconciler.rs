@@ -14,10 +14,13 @@ const S1: &str = "subtopology1";
 const S2: &str = "subtopology2";
 
 /// Ownership answered by closures, as Kafka's tests pass lambdas.
+type ActiveFn = Box<dyn Fn(&str, i32) -> Option<&'static str>>;
+type HoldersFn = Box<dyn Fn(&str, i32) -> Vec<&'static str>>;
+
 struct Owners {
-    active: Box<dyn Fn(&str, i32) -> Option<&'static str>>,
-    standby: Box<dyn Fn(&str, i32) -> Vec<&'static str>>,
-    warmup: Box<dyn Fn(&str, i32) -> Vec<&'static str>>,
+    active: ActiveFn,
+    standby: HoldersFn,
+    warmup: HoldersFn,
 }
 
 impl Owners {

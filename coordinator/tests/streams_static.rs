@@ -30,7 +30,9 @@ fn static_member(
 }
 
 /// Group epoch 10 (assignment epoch 10) on topic foo with 4 partitions and the given members.
-fn group(members: Vec<(StreamsGroupMember, &[(&str, &[i32])])>, configs: &[(&str, &str)]) -> H {
+type Tasks<'a> = &'a [(&'a str, &'a [i32])];
+
+fn group(members: Vec<(StreamsGroupMember, Tasks<'_>)>, configs: &[(&str, &str)]) -> H {
     let mut all = vec![("group.streams.initial.rebalance.delay.ms", "0")];
     all.extend_from_slice(configs);
     let mut h = H::with_configs(&all);
