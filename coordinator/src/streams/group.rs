@@ -186,6 +186,9 @@ pub struct Soft {
         protocol::messages::streams_group_heartbeat_response::EndpointToPartitions,
     >,
     pub task_offsets: BTreeMap<String, MemberTaskOffsets>,
+    /// The group's metadata hash for the topic image of the given generation (regroup's shortcut
+    /// for recomputing it from Kafka's per-topic hash cache on every heartbeat after a load).
+    pub metadata_hash_cache: Option<(u64, i64)>,
 }
 
 /// One streams group.

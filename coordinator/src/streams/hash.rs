@@ -70,15 +70,65 @@ pub fn topic_hash(topic: &TopicMetadata) -> i64 {
 /// `computeGroupHash` over the topics of `names` that exist in `image`: 0 when none exists, else
 /// XXH3 over their topic hashes in name order.
 pub fn group_hash<'a>(names: impl IntoIterator<Item = &'a String>, image: &TopicsImage) -> i64 {
-    let mut hashes: Vec<(&str, i64)> = names
-        .into_iter()
-        .filter_map(|n| image.get(n).map(|t| (n.as_str(), topic_hash(t))))
-        .collect();
-    if hashes.is_empty() {
+    group_hash_cached(names, image, &mut TopicHashCache::default())
+}
+
+/// Topic hashes already computed, each kept with the metadata it was computed from (Kafka's
+/// `topicHashCache`; an entry is reused only while the topic's metadata is unchanged).
+#[derive(Debug, Clone, Default)]
+pub struct TopicHashCache {
+    entries: std::collections::BTreeMap<String, (TopicMetadata, i64)>,
+}
+
+impl TopicHashCache {
+    fn hash(&mut self, topic: &TopicMetadata) -> i64 {
+        if let Some((cached, h)) = self.entries.get(&topic.name)
+            && cached == topic
+        {
+            return *h;
+        }
+        let h = topic_hash(topic);
+        self.entries.insert(topic.name.clone(), (topic.clone(), h));
+        h
+    }
+
+    /// Forgets topics that no longer exist or changed (bounds the cache by the image).
+    pub fn retain_current(&mut self, image: &TopicsImage) {
+        self.entries
+            .retain(|name, (cached, _)| image.get(name).is_some_and(|t| t == cached));
+    }
+}
+
+/// [`group_hash`] with a topic hash cache. `names` must be sorted in Java string order and distinct.
+pub fn group_hash_cached<'a>(
+    names: impl IntoIterator<Item = &'a String>,
+    image: &TopicsImage,
+    cache: &mut TopicHashCache,
+) -> i64 {
+    let mut s = Stream::new();
+    let mut any = false;
+    let mut previous: Option<&str> = None;
+    let mut sorted = true;
+    let mut hashes: Vec<(&str, i64)> = Vec::new();
+    for n in names {
+        if let Some(t) = image.get(n) {
+            if previous
+                .is_some_and(|p| crate::streams::assignor::java::compare_strings(p, n).is_ge())
+            {
+                sorted = false;
+            }
+            previous = Some(n.as_str());
+            hashes.push((n.as_str(), cache.hash(t)));
+            any = true;
+        }
+    }
+    if !any {
         return 0;
     }
-    hashes.sort_by(|a, b| crate::streams::assignor::java::compare_strings(a.0, b.0));
-    let mut s = Stream::new();
+    if !sorted {
+        hashes.sort_by(|a, b| crate::streams::assignor::java::compare_strings(a.0, b.0));
+        hashes.dedup_by(|a, b| a.0 == b.0);
+    }
     for (_, h) in hashes {
         s.long(h);
     }

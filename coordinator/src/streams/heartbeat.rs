@@ -23,7 +23,7 @@ use crate::records::streams::{
 use crate::streams::configure::{ConfiguredTopology, configure_topics};
 use crate::streams::endpoints::build_endpoint_to_partitions;
 use crate::streams::group::{MemberTaskOffsets, Persistent, Soft, StreamsGroup};
-use crate::streams::hash::group_hash;
+use crate::streams::hash::group_hash_cached;
 use crate::streams::member::{MemberState, StreamsGroupMember};
 use crate::streams::reconcile::Reconciler;
 use crate::streams::target::{
@@ -451,6 +451,9 @@ impl StreamsGroups {
             fresh = Some(StreamsGroup::new(group_id));
         }
         let assignors = &self.assignors;
+        let hash_cache = &mut self.topic_hash_cache;
+        let image_generation = self.image_generation;
+        let initial_delay_pending = &mut self.initial_delay_pending;
         let group: &mut StreamsGroup = match fresh.as_mut() {
             Some(g) => g,
             None => self
@@ -691,7 +694,15 @@ impl StreamsGroups {
         let mut reconfigure = p.topology.is_none();
         let mut metadata_hash = p.metadata_hash;
         if reconfigure || soft.configured_topology.is_none() || has_expired(p, soft, now_ms) {
-            metadata_hash = group_hash(updated_topology.required_topics().iter(), env.topics);
+            metadata_hash = match soft.metadata_hash_cache {
+                Some((generation, hash)) if generation == image_generation => hash,
+                _ => {
+                    let hash =
+                        group_hash_cached(updated_topology.required.iter(), env.topics, hash_cache);
+                    soft.metadata_hash_cache = Some((image_generation, hash));
+                    hash
+                }
+            };
             if metadata_hash != p.metadata_hash {
                 bump = true;
                 reconfigure = true;
@@ -773,10 +784,10 @@ impl StreamsGroups {
         if p.state == crate::streams::group::StreamsGroupState::Empty
             && effective.initial_rebalance_delay_ms > 0
         {
-            let key = timers::initial_rebalance_key(gid);
-            if !env.timers.is_scheduled(&key) {
+            if !initial_delay_pending.contains(gid) {
+                initial_delay_pending.insert(gid.to_string());
                 env.timers.schedule(
-                    key,
+                    timers::initial_rebalance_key(gid),
                     now_ms + i64::from(effective.initial_rebalance_delay_ms),
                     crate::shard::TimerTask::Streams(timers::StreamsTimer::InitialRebalance {
                         group_id: gid.to_string(),
@@ -787,26 +798,27 @@ impl StreamsGroups {
 
         // Step I: the target assignment.
         let (target_epoch, member_target): (i32, Cow<'_, TasksTuple>) = {
-            let initial_key = timers::initial_rebalance_key(gid);
-            if env.timers.is_scheduled(&initial_key) {
+            if initial_delay_pending.contains(gid) {
                 statuses.push(status(
                     STATUS_ASSIGNMENT_DELAYED,
                     "Assignment delayed due to the configured initial rebalance delay.",
                 ));
                 (p.assignment_epoch, Cow::Owned(TasksTuple::default()))
             } else {
-                let view = MembersView::new(p, Some(&updated));
+                let current = || -> Cow<'_, TasksTuple> {
+                    crate::streams::target::updated_member_target(p, &updated)
+                        .map(Cow::Borrowed)
+                        .unwrap_or_default()
+                };
                 if p.assignment_epoch >= group_epoch {
-                    let t = view.target(member_id).cloned().unwrap_or_default();
-                    (p.assignment_epoch, Cow::Owned(t))
+                    (p.assignment_epoch, current())
                 } else if refined && p.assignment_epoch >= p.group_epoch {
                     records.push(target_metadata_record(
                         gid,
                         group_epoch,
                         p.assignment_timestamp,
                     ));
-                    let t = view.target(member_id).cloned().unwrap_or_default();
-                    (group_epoch, Cow::Owned(t))
+                    (group_epoch, current())
                 } else if !can_compute(
                     p.assignment_timestamp,
                     effective.assignment_interval_ms,
@@ -816,10 +828,10 @@ impl StreamsGroups {
                         STATUS_ASSIGNMENT_DELAYED,
                         "Assignment delayed due to the configured assignment interval.",
                     ));
-                    let t = view.target(member_id).cloned().unwrap_or_default();
-                    (p.assignment_epoch, Cow::Owned(t))
+                    (p.assignment_epoch, current())
                 } else {
                     let assignor = select_assignor(assignors, &effective);
+                    let view = MembersView::new(p, Some(&updated));
                     let result = build_target_assignment(
                         gid,
                         &soft.task_offsets,

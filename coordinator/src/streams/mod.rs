@@ -70,6 +70,12 @@ pub struct StreamsGroups {
     assignors: Vec<Arc<dyn TaskAssignor>>,
     /// The internal topics the last heartbeat asked to create (KafkaApis creates them).
     internal_topics_to_create: Vec<CreatableTopic>,
+    /// Topic hashes of the metadata image (Kafka's `topicHashCache`).
+    topic_hash_cache: hash::TopicHashCache,
+    /// Incremented whenever the topic image changes (through `Shard::set_topics`).
+    image_generation: u64,
+    /// Groups whose `initial-rebalance-timeout-<group>` timer is scheduled.
+    initial_delay_pending: BTreeSet<String>,
 }
 
 impl Default for StreamsGroups {
@@ -78,6 +84,9 @@ impl Default for StreamsGroups {
             groups: BTreeMap::new(),
             assignors: vec![Arc::new(StickyTaskAssignor)],
             internal_topics_to_create: Vec::new(),
+            topic_hash_cache: Default::default(),
+            image_generation: 0,
+            initial_delay_pending: BTreeSet::new(),
         }
     }
 }
@@ -312,6 +321,7 @@ impl StreamsGroups {
                         // Deleting the group cancels its initial-rebalance timer
                         // (`StreamsGroup.cancelTimers`).
                         timers.cancel(&timers::initial_rebalance_key(&key.group_id));
+                        self.initial_delay_pending.remove(&key.group_id);
                     }
                 }
             },
@@ -322,6 +332,7 @@ impl StreamsGroups {
                     if let Ok(t) = topology::StreamsTopology::from_record(v) {
                         g.persistent.topology = Some(t);
                     }
+                    g.soft.metadata_hash_cache = None;
                     g.update_state();
                 }
                 None => {
@@ -447,6 +458,7 @@ impl StreamsGroups {
                 _ => Vec::new(),
             },
             StreamsTimer::InitialRebalance { group_id } => {
+                self.initial_delay_pending.remove(&group_id);
                 self.delayed_target_assignment(&group_id, env, now_ms)
             }
         }
@@ -527,11 +539,14 @@ impl StreamsGroups {
     /// `onUnloaded`: nothing streams-specific survives but the groups themselves.
     pub fn on_unloaded(&mut self) {
         self.internal_topics_to_create.clear();
+        self.initial_delay_pending.clear();
     }
 
     /// `onMetadataUpdate`: groups that need a created, changed or deleted topic re-check their
     /// metadata hash at their next heartbeat.
     pub fn on_topics_changed(&mut self, old: &TopicsImage, new: &TopicsImage) {
+        self.topic_hash_cache.retain_current(new);
+        self.image_generation += 1;
         let mut changed: BTreeSet<&str> = BTreeSet::new();
         for t in new.iter() {
             if old.get(&t.name) != Some(t) {

@@ -76,6 +76,21 @@ impl<'a> MembersView<'a> {
     }
 }
 
+/// The target of the heartbeating member as [`MembersView`] would give it, without building the
+/// view: a member taking over a departed static member's instance id inherits that member's target.
+pub fn updated_member_target<'a>(
+    p: &'a Persistent,
+    updated: &StreamsGroupMember,
+) -> Option<&'a TasksTuple> {
+    if let Some(instance) = &updated.instance_id
+        && let Some(previous) = p.static_members.get(instance)
+        && *previous != updated.member_id
+    {
+        return p.target_assignment.get(previous);
+    }
+    p.target_assignment.get(&updated.member_id)
+}
+
 /// What a new target assignment produced.
 pub struct TargetResult {
     pub records: Vec<Record>,

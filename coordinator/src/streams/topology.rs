@@ -19,6 +19,8 @@ pub struct StreamsTopology {
     pub subtopologies: BTreeMap<String, Subtopology>,
     /// Source and repartition-source topic -> subtopology id (`sourceTopicMap`).
     pub source_topic_map: BTreeMap<String, String>,
+    /// `requiredTopics()`, distinct and sorted in Java string order.
+    pub required: Vec<String>,
 }
 
 impl StreamsTopology {
@@ -52,31 +54,34 @@ impl StreamsTopology {
                 source_topic_map.insert(t.name.clone(), id.to_string());
             }
         }
+        let mut required: Vec<String> = subtopologies
+            .values()
+            .flat_map(|s| {
+                s.source_topics
+                    .iter()
+                    .chain(s.repartition_source_topics.iter().map(|t| &t.name))
+                    .chain(s.state_changelog_topics.iter().map(|t| &t.name))
+                    .cloned()
+            })
+            .collect();
+        required.sort_by(|a, b| crate::streams::assignor::java::compare_strings(a, b));
+        required.dedup();
         Ok(Self {
             epoch: value.epoch,
             subtopologies,
             source_topic_map,
+            required,
         })
     }
 
     /// `requiredTopics`: every source, repartition-source and changelog topic.
     pub fn required_topics(&self) -> BTreeSet<String> {
-        let mut out = BTreeSet::new();
-        for s in self.subtopologies.values() {
-            out.extend(s.source_topics.iter().cloned());
-            out.extend(s.repartition_source_topics.iter().map(|t| t.name.clone()));
-            out.extend(s.state_changelog_topics.iter().map(|t| t.name.clone()));
-        }
-        out
+        self.required.iter().cloned().collect()
     }
 
     /// Whether `topic` is one of the required topics.
     pub fn requires_topic(&self, topic: &str) -> bool {
-        self.subtopologies.values().any(|s| {
-            s.source_topics.iter().any(|t| t == topic)
-                || s.repartition_source_topics.iter().any(|t| t.name == topic)
-                || s.state_changelog_topics.iter().any(|t| t.name == topic)
-        })
+        self.required.iter().any(|t| t == topic)
     }
 }
 
