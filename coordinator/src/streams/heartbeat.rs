@@ -783,17 +783,15 @@ impl StreamsGroups {
         // Step H: initial rebalance delay for an empty group.
         if p.state == crate::streams::group::StreamsGroupState::Empty
             && effective.initial_rebalance_delay_ms > 0
+            && initial_delay_pending.insert(gid.to_string())
         {
-            if !initial_delay_pending.contains(gid) {
-                initial_delay_pending.insert(gid.to_string());
-                env.timers.schedule(
-                    timers::initial_rebalance_key(gid),
-                    now_ms + i64::from(effective.initial_rebalance_delay_ms),
-                    crate::shard::TimerTask::Streams(timers::StreamsTimer::InitialRebalance {
-                        group_id: gid.to_string(),
-                    }),
-                );
-            }
+            env.timers.schedule(
+                timers::initial_rebalance_key(gid),
+                now_ms + i64::from(effective.initial_rebalance_delay_ms),
+                crate::shard::TimerTask::Streams(timers::StreamsTimer::InitialRebalance {
+                    group_id: gid.to_string(),
+                }),
+            );
         }
 
         // Step I: the target assignment.
