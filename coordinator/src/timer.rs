@@ -3,12 +3,16 @@
 //! replaces it. Timers due at the same instant fire in the order they were (re)scheduled, a fixed rule
 //! where Kafka's own timer leaves the order unspecified.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, DefaultHasher};
 
 /// Timers keyed by name, ordered by (deadline, scheduling sequence).
 #[derive(Debug, Clone)]
 pub struct Timers<T> {
-    by_key: BTreeMap<String, (i64, u64)>,
+    /// Key -> slot in `queue`. Only looked up, never iterated; hashed with fixed keys (no OS
+    /// randomness) because every heartbeat reschedules a timer and string-ordered look-ups cost
+    /// many long comparisons.
+    by_key: HashMap<String, (i64, u64), BuildHasherDefault<DefaultHasher>>,
     queue: BTreeMap<(i64, u64), (String, T)>,
     next_seq: u64,
 }
@@ -16,7 +20,7 @@ pub struct Timers<T> {
 impl<T> Default for Timers<T> {
     fn default() -> Self {
         Self {
-            by_key: BTreeMap::new(),
+            by_key: HashMap::default(),
             queue: BTreeMap::new(),
             next_seq: 0,
         }

@@ -152,7 +152,8 @@ pub struct Persistent {
     pub members: TimelineMap<StreamsGroupMember>,
     /// Instance id -> member id.
     pub static_members: BTreeMap<String, String>,
-    pub target_assignment: BTreeMap<String, TasksTuple>,
+    /// Member id -> target (Kafka keeps it in a `TimelineHashMap` too).
+    pub target_assignment: TimelineMap<TasksTuple>,
     pub topology: Option<StreamsTopology>,
     pub last_assignment_configs: BTreeMap<String, String>,
     pub ownership: Ownership,
@@ -215,7 +216,7 @@ impl StreamsGroup {
                 assignment_timestamp: 0,
                 members: TimelineMap::new(),
                 static_members: BTreeMap::new(),
-                target_assignment: BTreeMap::new(),
+                target_assignment: TimelineMap::new(),
                 topology: None,
                 last_assignment_configs: BTreeMap::new(),
                 ownership: Ownership::default(),
