@@ -39,8 +39,13 @@ pub fn schedule_session(
     member_id: &str,
     deadline_ms: i64,
 ) {
+    let key = session_key(group_id, member_id);
+    // The task of a member's session timer never changes: move the existing one.
+    if timers.reschedule(&key, deadline_ms) {
+        return;
+    }
     timers.schedule(
-        session_key(group_id, member_id),
+        key,
         deadline_ms,
         TimerTask::Streams(StreamsTimer::SessionTimeout {
             group_id: group_id.to_string(),
