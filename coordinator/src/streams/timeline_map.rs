@@ -183,6 +183,29 @@ mod tests {
     }
 
     #[test]
+    fn iteration_order_matches_kafkas_timeline_hash_map() {
+        // The same puts and removes on Kafka 4.4.0's TimelineHashMap (kafka-server-common jar, with
+        // snapshots taken every ten steps) iterate in this order.
+        let mut m = TimelineMap::new();
+        for i in 0..40 {
+            m.insert(format!("member-{i}"), i);
+            if i % 7 == 3 {
+                m.remove(&format!("member-{}", i / 2));
+            }
+            if i % 5 == 4 {
+                m.insert(format!("member-{}", i - 2), 100 + i);
+            }
+        }
+        let order: Vec<&str> = m.keys().map(String::as_str).collect();
+        let expected = "member-34,member-21,member-13,member-39,member-26,member-3,member-31,member-18,\
+            member-23,member-10,member-36,member-0,member-28,member-20,member-33,member-38,member-25,\
+            member-2,member-30,member-17,member-7,member-35,member-22,member-14,member-27,member-4,\
+            member-32,member-24,member-11,member-9,member-37,member-29,member-16,member-6";
+        let expected: Vec<&str> = expected.split(',').map(str::trim).collect();
+        assert_eq!(order, expected);
+    }
+
+    #[test]
     fn iterates_slots_in_order_and_each_slot_backwards() {
         let mut m = TimelineMap::new();
         for i in 0..50 {
