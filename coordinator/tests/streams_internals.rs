@@ -210,3 +210,101 @@ fn s8_78_invalid_topology_when_repartition_counts_cannot_be_computed() {
     assert_eq!(r.error_code, ErrorCode::StreamsInvalidTopology.code());
     assert!(records.is_empty());
 }
+
+#[test]
+fn offset_commit_and_fetch_validation_of_streams_members() {
+    // streams-protocol.md §3.12 with 4.4's per-task assignment epochs.
+    let mut h = H::new();
+    h.topics(&[("foo", 4)]);
+    let mut m = with_epochs(member("m"), 12, 11);
+    m.assigned = coordinator::streams::tasks::TasksWithEpochs {
+        active: active_with(&[("s1", &[(0, 10), (1, 12)])]),
+        ..Default::default()
+    };
+    h.setup(vec![
+        rec_topology(GROUP, &topology(vec![sub("s1", &["foo"])])),
+        rec_member(GROUP, &m),
+        rec_current(GROUP, &m),
+    ]);
+    let v = h.shard.group_validation(GROUP).unwrap();
+    assert_eq!(v.group_type(), coordinator::group::GroupType::Streams);
+    // Old OffsetCommit versions are refused for streams members.
+    let e = v
+        .validate_offset_commit("m", None, 12, false, 8)
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::UnsupportedVersion);
+    assert_eq!(
+        e.message.as_deref(),
+        Some(
+            "OffsetCommit version 9 or above must be used by members using the streams group protocol"
+        )
+    );
+    let e = v
+        .validate_offset_commit("x", None, 12, false, 10)
+        .unwrap_err();
+    assert_eq!(
+        e.message.as_deref(),
+        Some("Member x is not a member of group fooup.")
+    );
+    let e = v
+        .validate_offset_commit("m", None, 13, false, 10)
+        .unwrap_err();
+    assert_eq!(
+        e.message.as_deref(),
+        Some("Received member epoch 13 is newer than current member epoch 12.")
+    );
+    assert!(v.validate_offset_commit("m", None, 12, false, 10).is_ok());
+    // An older epoch is checked per partition against the task's assignment epoch.
+    let check = v.validate_offset_commit("m", None, 11, false, 10).unwrap();
+    let id = uuid::Uuid::nil();
+    assert!(check.validate("foo", id, 0).is_ok());
+    let e = check.validate("foo", id, 1).unwrap_err();
+    assert_eq!(
+        e.message.as_deref(),
+        Some("Received member epoch 11 is older than assignment epoch 12 for task s1-1.")
+    );
+    let e = check.validate("foo", id, 2).unwrap_err();
+    assert_eq!(
+        e.message.as_deref(),
+        Some("Task s1-2 is not assigned or pending revocation for member.")
+    );
+    let e = check.validate("bar", id, 0).unwrap_err();
+    assert_eq!(
+        e.message.as_deref(),
+        Some("Topic bar is not in the topology.")
+    );
+    // Fetch needs the exact epoch.
+    assert!(v.validate_offset_fetch(None, -1).is_ok());
+    let e = v.validate_offset_fetch(Some("m"), 11).unwrap_err();
+    assert_eq!(e.code, ErrorCode::StaleMemberEpoch);
+    assert_eq!(
+        e.message.as_deref(),
+        Some("The received member epoch 11 does not match the expected member epoch 12.")
+    );
+    // A non-empty group cannot be deleted.
+    let e = v.validate_delete_group().unwrap_err();
+    assert_eq!(e.code, ErrorCode::NonEmptyGroup);
+    assert!(v.is_subscribed_to_topic("foo"));
+}
+
+#[test]
+fn deleting_an_empty_group_tombstones_everything() {
+    let mut h = H::new();
+    h.topics(&[("foo", 2)]);
+    h.prepare(&[("m", tt_active(&[("s1", &[0, 1])]))]);
+    h.hb(join("m", topology(vec![sub("s1", &["foo"])])));
+    h.hb(hb("m", -1));
+    assert!(h.shard.streams.is_empty_group(GROUP));
+    let tombstones = h.shard.streams.tombstones(GROUP);
+    let types: Vec<&str> = tombstones.iter().map(|r| r.type_name()).collect();
+    assert_eq!(
+        types,
+        [
+            "StreamsGroupTargetAssignmentMetadata",
+            "StreamsGroupMetadata",
+            "StreamsGroupTopology"
+        ]
+    );
+    h.setup(tombstones);
+    assert!(!h.shard.streams.contains(GROUP));
+}
