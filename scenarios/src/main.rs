@@ -14,6 +14,8 @@ struct Cli {
 enum Command {
     /// Run Kafka 4.4's sticky task assignor on a JSON group description (see the README).
     Assign(scenarios::assign_cli::AssignArgs),
+    /// Drive one coordinator shard from JSON lines (see the README).
+    Script(scenarios::script_cli::ScriptArgs),
     /// Inspect the Kafka wire format: sample frames of any api regroup serves, decode frames.
     Wire(scenarios::wire_cli::WireArgs),
 }
@@ -26,6 +28,7 @@ fn main() {
             println!("no scenarios yet; commands: see `regroup --help`");
         }
         Some(Command::Assign(args)) => std::process::exit(scenarios::assign_cli::run(&args)),
+        Some(Command::Script(args)) => std::process::exit(scenarios::script_cli::run(&args)),
         Some(Command::Wire(args)) => std::process::exit(scenarios::wire_cli::run(args)),
     }
 }
