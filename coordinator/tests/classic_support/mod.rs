@@ -571,6 +571,11 @@ impl TestContext {
             fresh.offsets, self.shard.offsets,
             "offsets differ after replay"
         );
+        assert_eq!(
+            fresh.streams.persistent_state(),
+            self.shard.streams.persistent_state(),
+            "streams groups differ after replay"
+        );
         for group in fresh.classic.groups() {
             assert!(
                 fresh.classic.persisted().contains_key(group.group_id())
