@@ -70,8 +70,11 @@ pub(crate) struct Ctx<'a> {
 impl Ctx<'_> {
     /// Schedules `task` under `key`, `delay_ms` from now, replacing a timer with the same key.
     pub fn schedule(&mut self, key: String, delay_ms: i64, task: ClassicTimer) {
-        self.timers
-            .schedule(key, self.now + delay_ms, TimerTask::Classic(task));
+        self.timers.schedule(
+            key,
+            self.now.saturating_add(delay_ms),
+            TimerTask::Classic(task),
+        );
     }
 
     pub fn cancel(&mut self, key: &str) {

@@ -281,7 +281,7 @@ impl ClassicGroup {
         if let Some(member) = &removed {
             self.decrement_supported_protocols(&member.protocols.clone());
             if member.is_awaiting_join() {
-                self.num_members_awaiting_join -= 1;
+                self.num_members_awaiting_join = self.num_members_awaiting_join.saturating_sub(1);
             }
             if let Some(instance) = &member.group_instance_id {
                 self.static_members.remove(instance);
@@ -339,7 +339,7 @@ impl ClassicGroup {
         };
         let fenced_join = old.awaiting_join;
         if fenced_join.is_some() {
-            self.num_members_awaiting_join -= 1;
+            self.num_members_awaiting_join = self.num_members_awaiting_join.saturating_sub(1);
         }
         let fenced_sync = old.awaiting_sync;
         let mut new = ClassicMember::new(
@@ -467,15 +467,16 @@ impl ClassicGroup {
             }
             member.awaiting_join = join;
         }
-        self.num_members_awaiting_join =
-            (self.num_members_awaiting_join as isize + awaiting_delta) as usize;
+        self.num_members_awaiting_join = self
+            .num_members_awaiting_join
+            .saturating_add_signed(awaiting_delta);
     }
 
     /// Takes the member's parked JoinGroup, if any (the caller answers it).
     pub fn take_join(&mut self, member_id: &str) -> Option<ParkedJoin> {
         let parked = self.members.get_mut(member_id)?.awaiting_join.take();
         if parked.is_some() {
-            self.num_members_awaiting_join -= 1;
+            self.num_members_awaiting_join = self.num_members_awaiting_join.saturating_sub(1);
         }
         parked
     }

@@ -90,8 +90,11 @@ pub(crate) fn join(
     }
 
     if is_new_group && ctx.out.records.len() == records_before {
+        let Some(group) = groups.get(&req.group_id) else {
+            return Ok(());
+        };
         let mut records = conversion;
-        records.push(persist::empty_group_record(&groups[&req.group_id]));
+        records.push(persist::empty_group_record(group));
         if let Err(error) = ctx.append(records) {
             // The write failed: the new group is rolled back with it.
             groups.remove(&req.group_id);

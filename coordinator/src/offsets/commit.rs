@@ -120,7 +120,9 @@ fn commit_valid(
             return Err(ApiError::with_default_message(ErrorCode::IllegalGeneration));
         }
     }
-    let expire_timestamp = (r.retention_time_ms != -1).then(|| now_ms + r.retention_time_ms);
+    // Java long arithmetic: an absurd retention wraps as it does in Kafka.
+    let expire_timestamp =
+        (r.retention_time_ms != -1).then(|| now_ms.wrapping_add(r.retention_time_ms));
     let max_metadata = shard.config.offsets.metadata_max_size;
     let mut records = Vec::new();
     let mut answers = Vec::with_capacity(valid.len());
