@@ -109,10 +109,11 @@ fn run(ops: Vec<Op>) {
                     .build();
                 request.group_instance_id = instance_of(instance).as_deref().map(sb);
                 let sent = ctx.join_v(request, version);
-                if let Some(r) = ctx.join_response(&sent) {
-                    if !r.member_id.is_empty() && !known.contains(&r.member_id.to_string()) {
-                        known.push(r.member_id.to_string());
-                    }
+                if let Some(r) = ctx.join_response(&sent)
+                    && !r.member_id.is_empty()
+                    && !known.contains(&r.member_id.to_string())
+                {
+                    known.push(r.member_id.to_string());
                 }
             }
             Op::Sync {
