@@ -57,9 +57,9 @@ fn warm_group(cold: &GroupSpec, topology: &TopologyDescriber) -> GroupSpec {
     let result = assign(cold, topology).expect("cold assignment");
     let mut warm = cold.clone();
     for m in &mut warm.members {
-        let given = &result.members[&m.member_id];
-        m.active_tasks = given.active_tasks.clone();
-        m.standby_tasks = given.standby_tasks.clone();
+        let given = result.get(&m.member_id).expect("every member is assigned");
+        m.active_tasks = given.active().to_tasks();
+        m.standby_tasks = given.standby().to_tasks();
     }
     warm
 }

@@ -116,7 +116,7 @@ fn tasks_without_members_fail_with_kafkas_message() {
 fn no_members_and_no_tasks_is_an_empty_assignment() {
     let topology = TopologyDescriber::new([("a", 0, true)]);
     let a = assign(&group(vec![], 1), &topology).expect("assignment");
-    assert!(a.members.is_empty());
+    assert!(a.is_empty());
 }
 
 /// A partition beyond the subtopology's task count (a topic that shrank) is ignored, as Kafka ignores it.
@@ -131,14 +131,14 @@ fn stale_partitions_are_ignored() {
     let m2 = member("m2", "p2");
     let a = assign(&group(vec![m1, m2], 0), &topology).expect("assignment");
     assert_eq!(
-        a.members["m1"].active_tasks["a"]
+        a.to_map()["m1"].active_tasks["a"]
             .iter()
             .copied()
             .collect::<Vec<_>>(),
         vec![1]
     );
     assert_eq!(
-        a.members["m2"].active_tasks["a"]
+        a.to_map()["m2"].active_tasks["a"]
             .iter()
             .copied()
             .collect::<Vec<_>>(),

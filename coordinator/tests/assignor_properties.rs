@@ -148,9 +148,9 @@ fn case_strategy(
 fn with_current(group: &GroupSpec, a: &GroupAssignment) -> GroupSpec {
     let mut next = group.clone();
     for m in &mut next.members {
-        let given = &a.members[&m.member_id];
-        m.active_tasks = given.active_tasks.clone();
-        m.standby_tasks = given.standby_tasks.clone();
+        let given = a.get(&m.member_id).expect("every member is assigned");
+        m.active_tasks = given.active().to_tasks();
+        m.standby_tasks = given.standby().to_tasks();
         m.warmup_tasks = Tasks::new();
         m.task_offsets = TaskOffsets::new();
     }
@@ -171,7 +171,7 @@ fn check_case(case: &Case) -> Result<(), TestCaseError> {
     // Balance: on a cold start every member gets the floor or the ceiling of tasks / members.
     let total = case.tasks().len();
     let members = group.members.len();
-    let balanced = a.members.values().all(|m| {
+    let balanced = a.to_map().values().all(|m| {
         let n: usize = m.active_tasks.values().map(|s| s.len()).sum();
         n == total / members || n == total.div_ceil(members)
     });
@@ -186,10 +186,12 @@ fn check_case(case: &Case) -> Result<(), TestCaseError> {
 
     // Stickiness: members that own a balanced assignment keep every active task of it.
     if balanced {
-        let again = assign(&with_current(&group, &a), &topology).expect("re-run");
-        for (id, m) in &a.members {
+        let again = assign(&with_current(&group, &a), &topology)
+            .expect("re-run")
+            .to_map();
+        for (id, m) in &a.to_map() {
             prop_assert_eq!(
-                &again.members[id].active_tasks,
+                &again[id].active_tasks,
                 &m.active_tasks,
                 "{} lost or gained active tasks",
                 id
@@ -243,7 +245,7 @@ fn thousand_members_and_ten_thousand_tasks() {
     };
     check_case(&case).expect("properties");
     let a = assign(&case.group(), &case.topology()).expect("assignment");
-    for m in a.members.values() {
+    for m in a.to_map().values() {
         assert_eq!(m.active_tasks.values().map(|s| s.len()).sum::<usize>(), 10);
         assert_eq!(m.standby_tasks.values().map(|s| s.len()).sum::<usize>(), 10);
     }

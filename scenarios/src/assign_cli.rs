@@ -228,7 +228,7 @@ struct MemberOutput {
 impl From<GroupAssignment> for AssignOutput {
     fn from(a: GroupAssignment) -> Self {
         let members = a
-            .members
+            .to_map()
             .into_iter()
             .map(|(id, m)| {
                 let out = MemberOutput {

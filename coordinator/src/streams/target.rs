@@ -168,11 +168,10 @@ pub fn build_target_assignment(
     for member_id in order {
         let new_target = match &assignment {
             Some(a) => a
-                .members
                 .get(member_id)
                 .map(|m| TasksTuple {
-                    active: m.active_tasks.clone(),
-                    standby: m.standby_tasks.clone(),
+                    active: m.active().to_tasks(),
+                    standby: m.standby().to_tasks(),
                     warmup: Default::default(),
                 })
                 .unwrap_or_default(),

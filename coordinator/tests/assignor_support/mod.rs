@@ -88,15 +88,15 @@ pub fn render(result: &Result<GroupAssignment, AssignorError>) -> String {
         Err(e) => serde_json::json!({ "error": e.to_string() }).to_string(),
         Ok(a) => {
             let members: serde_json::Map<String, Value> = a
-                .members
-                .iter()
+                .to_map()
+                .into_iter()
                 .map(|(id, m)| {
                     let v = serde_json::json!({
                         "activeTasks": m.active_tasks,
                         "standbyTasks": m.standby_tasks,
                         "warmupTasks": {},
                     });
-                    (id.clone(), v)
+                    (id, v)
                 })
                 .collect();
             serde_json::json!({ "members": members }).to_string()
@@ -112,7 +112,8 @@ pub fn check_invariants(
     a: &GroupAssignment,
 ) -> Result<(), String> {
     let member_ids: BTreeSet<&str> = group.members.iter().map(|m| m.member_id.as_str()).collect();
-    let assigned_ids: BTreeSet<&str> = a.members.keys().map(String::as_str).collect();
+    let map = a.to_map();
+    let assigned_ids: BTreeSet<&str> = map.keys().map(String::as_str).collect();
     if member_ids != assigned_ids {
         return Err("the assignment must have exactly one entry per member".into());
     }
@@ -135,7 +136,7 @@ pub fn check_invariants(
     } else {
         (total + member_ids.len() as i64 - 1) / member_ids.len() as i64
     };
-    for (id, m) in &a.members {
+    for (id, m) in &map {
         let p = process[id.as_str()];
         let mut actives = 0i64;
         for (sub, parts) in &m.active_tasks {

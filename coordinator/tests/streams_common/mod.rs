@@ -427,7 +427,7 @@ impl H {
                 )
             })
             .collect();
-        *self.assignor.prepared.lock().unwrap() = GroupAssignment { members };
+        *self.assignor.prepared.lock().unwrap() = GroupAssignment::from_map(members);
     }
 
     /// Replays setup records (a group built the way Kafka's `StreamsGroupBuilder` builds it).

@@ -10,7 +10,7 @@ pub mod sticky;
 
 pub use spec::{
     AssignmentConfigs, AssignorError, GroupAssignment, GroupSpec, MemberAssignment, MemberSpec,
-    SubtopologySpec, TaskOffsets, Tasks, TopologyDescriber,
+    MemberTasks, Partitions, SubtopologySpec, TaskList, TaskOffsets, Tasks, TopologyDescriber,
 };
 pub use sticky::assign;
 

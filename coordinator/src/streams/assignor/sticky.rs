@@ -16,13 +16,13 @@
 //! Java `HashMap` order and the heaps are Java `PriorityQueue`s (see [`super::java`]).
 
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::HashSet;
 
 use super::java::{
     JavaHashMapOrder, JavaPriorityQueue, SMALL_MAP_MAX_KEYS, compare_strings, heap_offer,
     heap_poll, small_map_bucket, string_hash,
 };
-use super::spec::{AssignorError, GroupAssignment, GroupSpec, MemberAssignment, TopologyDescriber};
+use super::spec::{AssignorError, GroupAssignment, GroupSpec, TaskRef, TopologyDescriber};
 
 /// The most task copies (active plus standby) one assignment may involve: bounds memory and time.
 pub const MAX_TASK_COPIES: u64 = 1 << 24;
@@ -142,23 +142,6 @@ impl<'a> TaskSpace<'a> {
     fn task(&self, sub: u32, partition: i32) -> Option<u32> {
         (partition >= 0 && (partition as u32) < self.num_tasks(sub))
             .then(|| self.offset[sub as usize] + partition as u32)
-    }
-
-    /// Sorted task indices as subtopology id -> partitions. Built by insertion (no intermediate vectors:
-    /// most sets are small, and allocation dominates building them).
-    fn group_by_subtopology(&self, tasks: &[u32]) -> BTreeMap<String, BTreeSet<i32>> {
-        let mut out = BTreeMap::new();
-        let mut i = 0;
-        while i < tasks.len() {
-            let sub = self.task_sub[tasks[i] as usize];
-            let mut partitions = BTreeSet::new();
-            while i < tasks.len() && self.task_sub[tasks[i] as usize] == sub {
-                partitions.insert(self.task_partition[tasks[i] as usize] as i32);
-                i += 1;
-            }
-            out.insert(self.ids[sub as usize].to_string(), partitions);
-        }
-        out
     }
 
     /// All tasks (or only those of stateful subtopologies) in (partition, subtopology) order, built by
@@ -778,8 +761,7 @@ impl<'a> State<'a> {
 
     fn into_assignment(self) -> GroupAssignment {
         let num_members = self.member_ids.len();
-        // Bucket the assignments by member (a counting sort), then build each member's maps from its tasks
-        // in (subtopology, partition) order.
+        // Bucket the assignments by member (a counting sort).
         let mut start = vec![0u32; num_members + 1];
         for &(m, _, _) in &self.assigned {
             start[m as usize + 1] += 1;
@@ -794,8 +776,8 @@ impl<'a> State<'a> {
             by_member[*slot as usize] = (t, active);
             *slot += 1;
         }
-        // Emit members in id order, so that building the map finds its input already sorted; comparing an
-        // 8-byte prefix as an integer first avoids most string comparisons.
+        // Members in id order; comparing an 8-byte prefix as an integer first avoids most string
+        // comparisons.
         let prefix = |id: &str| {
             let mut bytes = [0u8; 8];
             let n = id.len().min(8);
@@ -812,31 +794,53 @@ impl<'a> State<'a> {
             a.0.cmp(&b.0)
                 .then_with(|| self.member_ids[a.1 as usize].cmp(self.member_ids[b.1 as usize]))
         });
-        let mut tasks: Vec<u32> = Vec::new();
-        let mut members = Vec::with_capacity(num_members);
-        for (m, id) in order
-            .into_iter()
-            .map(|(_, m)| (m as usize, self.member_ids[m as usize]))
-        {
-            let mine = &by_member[start[m] as usize..start[m + 1] as usize];
-            let mut assignment = MemberAssignment::default();
-            for active in [true, false] {
-                tasks.clear();
-                tasks.extend(mine.iter().filter(|e| e.1 == active).map(|e| e.0));
-                tasks.sort_unstable();
-                let map = if active {
-                    &mut assignment.active_tasks
+
+        // The output lists subtopologies in Rust string order (`by_name`); task indices follow Java's
+        // `compareTo` order, which is the same order unless an id has characters above U+FFFF.
+        let space = &self.space;
+        let mut position = vec![0u32; space.ids.len()];
+        for (pos, &(_, rank)) in space.by_name.iter().enumerate() {
+            position[rank as usize] = pos as u32;
+        }
+        let same_order = position.iter().enumerate().all(|(r, &p)| r as u32 == p);
+        let task_ref = |t: u32| TaskRef {
+            sub: position[space.task_sub[t as usize] as usize],
+            partition: space.task_partition[t as usize] as i32,
+        };
+        let id_bytes = self.member_ids.iter().map(|id| id.len()).sum();
+        let mut out = GroupAssignment::with_subtopologies(
+            space.by_name.iter().map(|&(id, _)| id),
+            num_members,
+            id_bytes,
+            self.assigned.len(),
+        );
+        let mut active: Vec<u32> = Vec::new();
+        let mut standby: Vec<u32> = Vec::new();
+        for (_, m) in order {
+            let m = m as usize;
+            active.clear();
+            standby.clear();
+            for &(t, is_active) in &by_member[start[m] as usize..start[m + 1] as usize] {
+                if is_active {
+                    active.push(t);
                 } else {
-                    &mut assignment.standby_tasks
-                };
-                *map = self.space.group_by_subtopology(&tasks);
+                    standby.push(t);
+                }
             }
-            members.push((id.to_string(), assignment));
+            for tasks in [&mut active, &mut standby] {
+                if same_order {
+                    tasks.sort_unstable();
+                } else {
+                    tasks.sort_unstable_by_key(|&t| task_ref(t));
+                }
+            }
+            out.push_member(
+                self.member_ids[m],
+                active.iter().map(|&t| task_ref(t)),
+                standby.iter().map(|&t| task_ref(t)),
+            );
         }
-        // Already sorted: collecting checks the order in one pass and builds the tree in bulk.
-        GroupAssignment {
-            members: members.into_iter().collect(),
-        }
+        out
     }
 }
 
@@ -846,4 +850,36 @@ fn by_count(counts: &[i32]) -> impl Fn(&u32, &u32) -> Ordering + '_ {
 
 fn by_load(procs: &[Process], a: u32, b: u32) -> Ordering {
     procs[a as usize].load.total_cmp(&procs[b as usize].load)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::streams::assignor::spec::{MemberSpec, Tasks};
+
+    #[test]
+    fn output_lists_subtopologies_in_rust_order_when_java_order_differs() {
+        // Java's compareTo puts "a\u{10000}" (UTF-16 D800 DC00) before "a\u{FFFF}"; Rust's byte order
+        // puts it after. Task indices follow Java's order, the output Rust's.
+        let high = "a\u{10000}";
+        let low = "a\u{FFFF}";
+        let topology = TopologyDescriber::new([(high, 2, false), (low, 3, false)]);
+        let group = GroupSpec {
+            members: vec![MemberSpec::new("m1", "p1")],
+            ..GroupSpec::default()
+        };
+        let a = assign(&group, &topology).expect("assignment");
+        let m1 = a.get("m1").expect("m1");
+        assert_eq!(
+            m1.active().iter().collect::<Vec<_>>(),
+            [(low, 0), (low, 1), (low, 2), (high, 0), (high, 1)]
+        );
+        let expected: Tasks = [
+            (high.to_string(), [0, 1].into()),
+            (low.to_string(), [0, 1, 2].into()),
+        ]
+        .into();
+        assert_eq!(m1.active().to_tasks(), expected);
+        assert!(m1.standby().is_empty());
+    }
 }
