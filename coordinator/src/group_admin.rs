@@ -12,8 +12,6 @@ use protocol::messages::{
 use protocol::{ErrorCode, Request};
 
 use crate::context::RequestContext;
-use crate::records::Record;
-use crate::records::offsets::OffsetCommitKey;
 use crate::shard::{Outcome, RequestToken, Shard};
 use crate::streams::assignor::java::JavaHashMapOrder;
 
@@ -104,12 +102,8 @@ fn delete_groups(
             },
         };
         if error == ErrorCode::None {
-            out.records.extend(offset_tombstones(shard, &group_id));
-            if shard.streams.contains(&group_id) {
-                out.records.extend(shard.streams.tombstones(&group_id));
-            } else {
-                out.records.extend(shard.classic.tombstones(&group_id));
-            }
+            crate::offsets::deletion::delete_all_offsets(&shard.offsets, &group_id, &mut out.records);
+            shard.delete_group(&group_id, &mut out.records);
         }
         let mut error_code = error.code();
         // GROUP_DELETION_FAILED exists from v3 only.
@@ -123,31 +117,4 @@ fn delete_groups(
         );
     }
     DeleteGroupsResponse::default().with_results(results)
-}
-
-/// A tombstone for every committed offset of the group, then for every partition that only a pending
-/// transaction holds.
-fn offset_tombstones(shard: &Shard, group_id: &str) -> Vec<Record> {
-    let tombstone = |topic: &str, partition: i32| Record::OffsetCommit {
-        key: OffsetCommitKey {
-            group: group_id.to_string(),
-            topic: topic.to_string(),
-            partition,
-        },
-        value: None,
-    };
-    let mut records = Vec::new();
-    if let Some(topics) = shard.offsets.group(group_id) {
-        for (topic, partitions) in topics {
-            for partition in partitions.keys() {
-                records.push(tombstone(topic, *partition));
-            }
-        }
-    }
-    for (topic, partition) in shard.offsets.pending_partitions(group_id) {
-        if shard.offsets.get(group_id, &topic, partition).is_none() {
-            records.push(tombstone(&topic, partition));
-        }
-    }
-    records
 }

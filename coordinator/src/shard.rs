@@ -115,6 +115,8 @@ pub enum ShardError {
 pub enum TimerTask {
     Classic(crate::classic::ClassicTimer),
     Streams(crate::streams::timers::StreamsTimer),
+    /// `expire-group-metadata`: the periodic offset and group expiration.
+    GroupExpiration,
 }
 
 /// One `__consumer_offsets` partition's coordinator.
@@ -198,7 +200,7 @@ impl Shard {
             | Record::StreamsGroupTargetAssignmentMetadata { .. }
             | Record::StreamsGroupTargetAssignmentMember { .. }
             | Record::StreamsGroupCurrentMemberAssignment { .. }
-            | Record::StreamsGroupTopology { .. } => self.streams.replay(record, &mut self.timers),
+            | Record::StreamsGroupTopology { .. } => self.streams.replay(record),
             Record::OffsetCommit { .. } | Record::TxnOffsetCommit { .. } => {
                 crate::offsets::replay(self, record)
             }
@@ -214,11 +216,13 @@ impl Shard {
     }
 
     /// Called once a load (a replay of the whole partition) has finished: re-arms the timers Kafka's
-    /// `GroupMetadataManager.onLoaded` re-arms.
+    /// `GroupMetadataManager.onLoaded` re-arms, then schedules the periodic offset and group expiration
+    /// (`GroupCoordinatorShard.onLoaded`), first due `offsets.retention.check.interval.ms` from now.
     pub fn on_loaded(&mut self, now_ms: i64) {
         self.streams.on_loaded(&mut streams_env!(self), now_ms);
         self.classic
             .on_loaded(&self.config.classic, &mut self.timers, now_ms);
+        crate::offsets::expiration::schedule(self, now_ms);
     }
 
     /// Called when the shard is unloaded (the broker lost leadership): cancels every timer and answers
@@ -265,6 +269,23 @@ impl Shard {
                         .run_timer(&self.config.classic, &mut self.timers, t, now_ms);
                 self.commit(outcome)
             }
+            TimerTask::GroupExpiration => {
+                let outcome = crate::offsets::expiration::run(self, now_ms);
+                self.commit(outcome)
+            }
+        }
+    }
+
+    /// Kafka's `createGroupTombstoneRecordsAndCancelTimers`: appends the records that delete the group,
+    /// whatever its type, and cancels the group's timers (a streams group's initial-rebalance delay;
+    /// Kafka's classic groups cancel none). The records still have to be replayed; offsets are not
+    /// touched (see [`crate::offsets::deletion::delete_all_offsets`]).
+    pub fn delete_group(&mut self, group_id: &str, records: &mut Vec<Record>) {
+        if self.streams.contains(group_id) {
+            records.extend(self.streams.tombstones(group_id));
+            self.streams.cancel_timers(group_id, &mut self.timers);
+        } else {
+            records.extend(self.classic.tombstones(group_id));
         }
     }
 
@@ -277,10 +298,28 @@ impl Shard {
     }
 
     /// Sets the shard's topic metadata (Kafka's metadata image; handlers notice changes through the
-    /// metadata hash on the next heartbeat).
-    pub fn set_topics(&mut self, topics: TopicsImage) {
+    /// metadata hash on the next heartbeat). As Kafka's `GroupCoordinatorService.onMetadataUpdate`, a
+    /// topic id that left the image (a deleted topic, or the old incarnation of a re-created one) then
+    /// deletes its committed offsets ([`Self::on_topics_deleted`]): the returned outcome holds those
+    /// tombstones, already replayed, which the caller must append like any other records.
+    pub fn set_topics(&mut self, topics: TopicsImage) -> Outcome {
         self.streams.on_topics_changed(&self.topics, &topics);
+        let deleted = crate::offsets::deletion::deleted_topics(&self.topics, &topics);
         self.topics = topics;
+        if deleted.is_empty() {
+            return Outcome::default();
+        }
+        self.on_topics_deleted(&deleted)
+    }
+
+    /// `GroupCoordinatorShard.onTopicsDeleted`: tombstones for the offsets committed for these topics
+    /// (matching topic id, or none recorded), replayed and returned.
+    pub fn on_topics_deleted(&mut self, deleted: &[crate::offsets::DeletedTopic]) -> Outcome {
+        let records = crate::offsets::deletion::on_topics_deleted(&self.offsets, deleted);
+        self.commit(Outcome {
+            records,
+            ..Outcome::default()
+        })
     }
 
     /// The validation answers of the group `group_id`, whatever its type.

@@ -10,6 +10,7 @@ use classic_support::*;
 use coordinator::classic::{ClassicGroup, ClassicMember, GroupState};
 use coordinator::group::GroupValidation;
 use coordinator::records::Record;
+use coordinator::records::offsets::{OffsetCommitKey, OffsetCommitValue};
 use coordinator::topics::{TopicMetadata, TopicsImage};
 use protocol::ErrorCode;
 use protocol::Response;
@@ -566,14 +567,35 @@ fn fetch_offsets_with_recreated_topic() {
         assert_eq!(p.metadata.as_deref(), Some("metadata"));
         assert_eq!(p.error_code, 0);
     }
-    // The topic is deleted and re-created: a new id.
+    // The topic is deleted and re-created: a new id. The deletion of the old id deletes the offsets
+    // committed for it (Kafka's onTopicsDeleted; see offset_expiration.rs).
     let mut recreated = TopicMetadata::new("foo", 2);
     recreated.id = Uuid::from_u64_pair(0xfeed, 0xbeef);
     let foo_b = recreated.id;
-    ctx.shard.set_topics(TopicsImage::from_topics([
+    let outcome = ctx.set_topics(TopicsImage::from_topics([
         recreated,
+        TopicMetadata::new("topic", 2),
         TopicMetadata::new("bar", 2),
     ]));
+    assert_eq!(outcome.records.len(), 2);
+    assert!(ctx.shard.offsets.group("group").is_none());
+    // An offset still stored for the old incarnation (here: loaded from an older record) is not
+    // returned for the new one.
+    ctx.load(Record::OffsetCommit {
+        key: OffsetCommitKey {
+            group: "group".to_string(),
+            topic: "foo".to_string(),
+            partition: 0,
+        },
+        value: Some(OffsetCommitValue {
+            offset: 100,
+            leader_epoch: 1,
+            metadata: "metadata".to_string(),
+            commit_timestamp: 0,
+            expire_timestamp: None,
+            topic_id: foo_a,
+        }),
+    });
     let r = ctx.fetch(10, fetch_v10("group", foo_b, vec![0, 1]));
     let topic = &r.groups[0].topics[0];
     assert_eq!(topic.topic_id, foo_b);

@@ -85,7 +85,10 @@ fn join_group(
             );
             return;
         }
-        shard.streams.tombstones(group_id)
+        // `maybeDeleteEmptyStreamsGroup` cancels the group's timers as it writes its tombstones.
+        let mut records = Vec::new();
+        shard.delete_group(group_id, &mut records);
+        records
     } else {
         Vec::new()
     };

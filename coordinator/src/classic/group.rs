@@ -20,6 +20,7 @@ use protocol::ErrorCode;
 
 use super::member::{ClassicMember, ParkedJoin, ParkedSync, Protocol};
 use super::state::GroupState;
+use crate::offsets::expiration::OffsetExpirationCondition;
 use crate::streams::assignor::java::JavaHashMapOrder;
 
 /// Kafka's `ConsumerProtocol.PROTOCOL_TYPE`.
@@ -610,6 +611,28 @@ impl ClassicGroup {
             Some(topics) => topics.contains(topic),
             None => self.uses_consumer_group_protocol(),
         }
+    }
+
+    /// `offsetExpirationCondition`: a group with members keeps its offsets unless it is a Stable
+    /// consumer group whose subscriptions are known (offsets of other topics then expire by commit
+    /// time); an Empty group's offsets expire from the time it became empty; a simple group's (no
+    /// protocol type) by commit time.
+    pub fn offset_expiration_condition(&self) -> Option<OffsetExpirationCondition> {
+        if self.protocol_type.is_none() {
+            return Some(OffsetExpirationCondition::SinceCommit);
+        }
+        if self.is_in_state(GroupState::Empty) {
+            return Some(OffsetExpirationCondition::SinceEmpty(
+                self.current_state_timestamp,
+            ));
+        }
+        if self.uses_consumer_group_protocol()
+            && self.subscribed_topics.is_some()
+            && self.is_in_state(GroupState::Stable)
+        {
+            return Some(OffsetExpirationCondition::SinceCommit);
+        }
+        None
     }
 
     /// Moves the group to Dead (unload, deletion).

@@ -7,6 +7,8 @@
 //! ([`OffsetStore::end_transaction`]); regroup has no transaction coordinator, so nothing ends them yet.
 
 pub mod config;
+pub mod deletion;
+pub mod expiration;
 pub mod store;
 
 mod commit;
@@ -15,6 +17,8 @@ mod topics;
 mod txn;
 
 pub use config::OffsetsConfig;
+pub use deletion::DeletedTopic;
+pub use expiration::{GROUP_EXPIRATION_KEY, OffsetExpirationCondition};
 pub use store::{OffsetAndMetadata, OffsetStore};
 
 use protocol::Request;

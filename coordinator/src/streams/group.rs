@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::offsets::expiration::OffsetExpirationCondition;
 use crate::streams::configure::ConfiguredTopology;
 use crate::streams::member::StreamsGroupMember;
 use crate::streams::tasks::{TasksTuple, TasksWithEpochs};
@@ -239,6 +240,12 @@ impl StreamsGroup {
 
     pub fn is_empty(&self) -> bool {
         self.persistent.state == StreamsGroupState::Empty
+    }
+
+    /// `offsetExpirationCondition`: a streams group's offsets expire by commit time (only those of
+    /// topics it does not consume, which is every topic while it is empty).
+    pub fn offset_expiration_condition(&self) -> OffsetExpirationCondition {
+        OffsetExpirationCondition::SinceCommit
     }
 
     pub fn member(&self, member_id: &str) -> Option<&StreamsGroupMember> {

@@ -125,6 +125,13 @@ impl StreamsGroups {
         self.groups.get(group_id).map(|g| g as &dyn GroupValidation)
     }
 
+    /// `StreamsGroup.cancelTimers`, for a group about to be deleted: its initial-rebalance timer. (An
+    /// empty group has no member timers.)
+    pub fn cancel_timers(&mut self, group_id: &str, timers: &mut Timers<TimerTask>) {
+        timers.cancel(&timers::initial_rebalance_key(group_id));
+        self.initial_delay_pending.remove(group_id);
+    }
+
     /// The records that delete the group (`StreamsGroup.createGroupTombstoneRecords`).
     pub fn tombstones(&self, group_id: &str) -> Vec<Record> {
         let Some(group) = self.groups.get(group_id) else {
@@ -295,7 +302,7 @@ impl StreamsGroups {
     }
 
     /// Applies one streams record.
-    pub fn replay(&mut self, record: &Record, timers: &mut Timers<TimerTask>) {
+    pub fn replay(&mut self, record: &Record) {
         match record {
             Record::StreamsGroupMetadata { key, value } => match value {
                 Some(v) => {
@@ -319,11 +326,9 @@ impl StreamsGroups {
                         g.persistent.members.is_empty() && g.persistent.assignment_epoch == -1
                     });
                     if removable {
+                        // Its timers were cancelled by whoever wrote the tombstones
+                        // ([`StreamsGroups::cancel_timers`]).
                         self.groups.remove(&key.group_id);
-                        // Deleting the group cancels its initial-rebalance timer
-                        // (`StreamsGroup.cancelTimers`).
-                        timers.cancel(&timers::initial_rebalance_key(&key.group_id));
-                        self.initial_delay_pending.remove(&key.group_id);
                     }
                 }
             },

@@ -15,10 +15,45 @@
 //! * iteration slot by slot, each slot's entries from last to first (its iterator pops from the end).
 //!
 //! [`TimelineMap`] reproduces exactly these rules for `String` keys (`String.hashCode` from the
-//! assignor's Java emulation), so that two shards that replay the same records iterate identically
-//! and identically to Kafka. It is also an ordinary map: lookups hash the key once and scan one slot.
+//! assignor's Java emulation) and for `Integer`/`Long` keys (the committed offsets by partition and the
+//! pending transactional offsets by producer id), so that two shards that replay the same records
+//! iterate identically and identically to Kafka. It is also an ordinary map: lookups hash the key once
+//! and scan one slot.
+
+use std::borrow::Borrow;
 
 use crate::streams::assignor::java::string_hash;
+
+/// Java's `hashCode()` of a key type.
+pub trait JavaHashCode {
+    fn java_hash_code(&self) -> i32;
+}
+
+impl JavaHashCode for str {
+    fn java_hash_code(&self) -> i32 {
+        string_hash(self)
+    }
+}
+
+impl JavaHashCode for String {
+    fn java_hash_code(&self) -> i32 {
+        string_hash(self)
+    }
+}
+
+/// `Integer.hashCode()`: the value.
+impl JavaHashCode for i32 {
+    fn java_hash_code(&self) -> i32 {
+        *self
+    }
+}
+
+/// `Long.hashCode()`: the two halves xor-ed.
+impl JavaHashCode for i64 {
+    fn java_hash_code(&self) -> i32 {
+        (*self ^ ((*self as u64) >> 32) as i64) as i32
+    }
+}
 
 const MIN_CAPACITY: usize = 2;
 const MAX_CAPACITY: usize = 1 << 30;
@@ -31,26 +66,26 @@ fn find_slot(hash: i32, slots: usize) -> usize {
     (product >> shift) as usize
 }
 
-/// A string-keyed map with Kafka `TimelineHashMap` iteration order.
+/// A map with Kafka `TimelineHashMap` iteration order (string keys unless `K` says otherwise).
 #[derive(Clone, PartialEq, Eq)]
-pub struct TimelineMap<V> {
-    slots: Vec<Vec<(String, V)>>,
+pub struct TimelineMap<V, K = String> {
+    slots: Vec<Vec<(K, V)>>,
     len: usize,
 }
 
-impl<V: std::fmt::Debug> std::fmt::Debug for TimelineMap<V> {
+impl<V: std::fmt::Debug, K: std::fmt::Debug> std::fmt::Debug for TimelineMap<V, K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_map().entries(self.iter()).finish()
     }
 }
 
-impl<V> Default for TimelineMap<V> {
+impl<V, K> Default for TimelineMap<V, K> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<V> TimelineMap<V> {
+impl<V, K> TimelineMap<V, K> {
     /// `new TimelineHashMap<>(registry, 0)`: two slots.
     pub fn new() -> Self {
         Self {
@@ -72,69 +107,14 @@ impl<V> TimelineMap<V> {
         self.slots.len()
     }
 
-    pub fn get(&self, key: &str) -> Option<&V> {
-        let slot = find_slot(string_hash(key), self.slots.len());
-        self.slots[slot]
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v)
-    }
-
-    pub fn get_mut(&mut self, key: &str) -> Option<&mut V> {
-        let slot = find_slot(string_hash(key), self.slots.len());
-        self.slots[slot]
-            .iter_mut()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v)
-    }
-
-    pub fn contains_key(&self, key: &str) -> bool {
-        self.get(key).is_some()
-    }
-
-    /// `put`: grows first if the table would be too full, then replaces in place or appends.
-    pub fn insert(&mut self, key: String, value: V) -> Option<V> {
-        if ((self.len + 1) as f64) * 0.75 > self.slots.len() as f64
-            && self.slots.len() < MAX_CAPACITY
-        {
-            self.rehash(self.slots.len() * 2);
-        }
-        let slot = find_slot(string_hash(&key), self.slots.len());
-        let bucket = &mut self.slots[slot];
-        if let Some(entry) = bucket.iter_mut().find(|(k, _)| *k == key) {
-            return Some(std::mem::replace(&mut entry.1, value));
-        }
-        bucket.push((key, value));
-        self.len += 1;
-        None
-    }
-
-    pub fn remove(&mut self, key: &str) -> Option<V> {
-        let slot = find_slot(string_hash(key), self.slots.len());
-        let bucket = &mut self.slots[slot];
-        let index = bucket.iter().position(|(k, _)| k == key)?;
-        self.len -= 1;
-        Some(bucket.remove(index).1)
-    }
-
-    fn rehash(&mut self, new_size: usize) {
-        let old = std::mem::replace(&mut self.slots, (0..new_size).map(|_| Vec::new()).collect());
-        for bucket in old {
-            for (key, value) in bucket {
-                let slot = find_slot(string_hash(&key), new_size);
-                self.slots[slot].push((key, value));
-            }
-        }
-    }
-
     /// Entries in Kafka's iteration order.
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &V)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
         self.slots
             .iter()
             .flat_map(|bucket| bucket.iter().rev().map(|(k, v)| (k, v)))
     }
 
-    pub fn keys(&self) -> impl Iterator<Item = &String> {
+    pub fn keys(&self) -> impl Iterator<Item = &K> {
         self.iter().map(|(k, _)| k)
     }
 
@@ -146,6 +126,106 @@ impl<V> TimelineMap<V> {
         self.slots
             .iter_mut()
             .flat_map(|bucket| bucket.iter_mut().rev().map(|(_, v)| v))
+    }
+}
+
+impl<V, K: JavaHashCode + Eq> TimelineMap<V, K> {
+    fn slot_of<Q: JavaHashCode + ?Sized>(&self, key: &Q) -> usize {
+        find_slot(key.java_hash_code(), self.slots.len())
+    }
+
+    pub fn get<Q>(&self, key: &Q) -> Option<&V>
+    where
+        K: Borrow<Q>,
+        Q: JavaHashCode + Eq + ?Sized,
+    {
+        self.slots[self.slot_of(key)]
+            .iter()
+            .find(|(k, _)| k.borrow() == key)
+            .map(|(_, v)| v)
+    }
+
+    pub fn get_mut<Q>(&mut self, key: &Q) -> Option<&mut V>
+    where
+        K: Borrow<Q>,
+        Q: JavaHashCode + Eq + ?Sized,
+    {
+        let slot = self.slot_of(key);
+        self.slots[slot]
+            .iter_mut()
+            .find(|(k, _)| k.borrow() == key)
+            .map(|(_, v)| v)
+    }
+
+    pub fn contains_key<Q>(&self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: JavaHashCode + Eq + ?Sized,
+    {
+        self.get(key).is_some()
+    }
+
+    /// `put`: grows first if the table would be too full, then replaces in place or appends.
+    pub fn insert(&mut self, key: K, value: V) -> Option<V> {
+        self.grow_for_put();
+        let slot = self.slot_of(&key);
+        let bucket = &mut self.slots[slot];
+        if let Some(entry) = bucket.iter_mut().find(|(k, _)| *k == key) {
+            return Some(std::mem::replace(&mut entry.1, value));
+        }
+        bucket.push((key, value));
+        self.len += 1;
+        None
+    }
+
+    /// `computeIfAbsent` (`Map`'s default: a `get`, then a `put` only when the key is absent).
+    pub fn get_or_insert_with(&mut self, key: K, make: impl FnOnce() -> V) -> &mut V {
+        let slot = match self.slots[self.slot_of(&key)]
+            .iter()
+            .position(|(k, _)| *k == key)
+        {
+            Some(index) => (self.slot_of(&key), index),
+            None => {
+                self.grow_for_put();
+                let slot = self.slot_of(&key);
+                self.slots[slot].push((key, make()));
+                self.len += 1;
+                (slot, self.slots[slot].len() - 1)
+            }
+        };
+        &mut self.slots[slot.0][slot.1].1
+    }
+
+    pub fn remove<Q>(&mut self, key: &Q) -> Option<V>
+    where
+        K: Borrow<Q>,
+        Q: JavaHashCode + Eq + ?Sized,
+    {
+        let slot = self.slot_of(key);
+        let bucket = &mut self.slots[slot];
+        let index = bucket.iter().position(|(k, _)| k.borrow() == key)?;
+        self.len -= 1;
+        Some(bucket.remove(index).1)
+    }
+
+    /// `BaseHashTable.baseAddOrReplace` doubles the table before any put that would take it past
+    /// the load factor, even one that only replaces a value.
+    fn grow_for_put(&mut self) {
+        if ((self.len + 1) as f64) * 0.75 > self.slots.len() as f64
+            && self.slots.len() < MAX_CAPACITY
+        {
+            self.rehash(self.slots.len() * 2);
+        }
+    }
+
+    fn rehash(&mut self, new_size: usize) {
+        let old = std::mem::replace(&mut self.slots, (0..new_size).map(|_| Vec::new()).collect());
+        for bucket in old {
+            for (key, value) in bucket {
+                let slot = find_slot(key.java_hash_code(), new_size);
+                self.slots[slot].push((key, value));
+            }
+        }
     }
 }
 

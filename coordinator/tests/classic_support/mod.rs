@@ -257,6 +257,14 @@ impl TestContext {
             .expect("legal transition");
     }
 
+    /// A new metadata image (Kafka's onMetadataUpdate); the offset tombstones of deleted topics go to
+    /// the log.
+    pub fn set_topics(&mut self, image: TopicsImage) -> Outcome {
+        let outcome = self.shard.set_topics(image);
+        self.log.extend(outcome.records.iter().cloned());
+        outcome
+    }
+
     /// Loads a record as a coordinator taking over would (replay, then `on_loaded`), and puts it in the
     /// log: sets up groups with chosen member ids.
     pub fn load(&mut self, record: Record) {
