@@ -102,7 +102,11 @@ fn delete_groups(
             },
         };
         if error == ErrorCode::None {
-            crate::offsets::deletion::delete_all_offsets(&shard.offsets, &group_id, &mut out.records);
+            crate::offsets::deletion::delete_all_offsets(
+                &shard.offsets,
+                &group_id,
+                &mut out.records,
+            );
             shard.delete_group(&group_id, &mut out.records);
         }
         let mut error_code = error.code();

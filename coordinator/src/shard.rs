@@ -269,11 +269,16 @@ impl Shard {
                         .run_timer(&self.config.classic, &mut self.timers, t, now_ms);
                 self.commit(outcome)
             }
-            TimerTask::GroupExpiration => {
-                let outcome = crate::offsets::expiration::run(self, now_ms);
-                self.commit(outcome)
-            }
+            TimerTask::GroupExpiration => self.cleanup_group_metadata(now_ms),
         }
+    }
+
+    /// `GroupCoordinatorShard.cleanupGroupMetadata` at `now_ms` (what the `expire-group-metadata` timer
+    /// runs): tombstones for expired offsets and for the empty groups left without offsets, replayed
+    /// and returned; the next run is scheduled `offsets.retention.check.interval.ms` later.
+    pub fn cleanup_group_metadata(&mut self, now_ms: i64) -> Outcome {
+        let outcome = crate::offsets::expiration::run(self, now_ms);
+        self.commit(outcome)
     }
 
     /// Kafka's `createGroupTombstoneRecordsAndCancelTimers`: appends the records that delete the group,

@@ -122,7 +122,8 @@ pub(crate) fn cleanup_group_metadata(shard: &mut Shard, now_ms: i64) -> Vec<Reco
             continue;
         }
         // `maybeDeleteGroup`: only an empty group is deleted.
-        let empty = shard.classic.is_empty_group(&group_id) || shard.streams.is_empty_group(&group_id);
+        let empty =
+            shard.classic.is_empty_group(&group_id) || shard.streams.is_empty_group(&group_id);
         if empty {
             shard.delete_group(&group_id, &mut records);
         }
@@ -139,7 +140,8 @@ pub(crate) fn schedule(shard: &mut Shard, now_ms: i64) {
         .schedule(GROUP_EXPIRATION_KEY, deadline, TimerTask::GroupExpiration);
 }
 
-/// The expiration timer fired at `now_ms`: one run, then the next one scheduled.
+/// One run at `now_ms` (the timer firing, or a direct call): its records, not replayed yet; the next run
+/// is scheduled, as Kafka's `cleanupGroupMetadata` reschedules itself.
 pub(crate) fn run(shard: &mut Shard, now_ms: i64) -> Outcome {
     let records = cleanup_group_metadata(shard, now_ms);
     schedule(shard, now_ms);

@@ -129,7 +129,9 @@ impl OffsetStore {
 
     /// The pending transactional offsets by producer id, in Kafka's iteration order.
     pub fn pending(&self) -> impl Iterator<Item = (i64, &Offsets)> {
-        self.pending.iter().map(|(producer, offsets)| (*producer, offsets))
+        self.pending
+            .iter()
+            .map(|(producer, offsets)| (*producer, offsets))
     }
 
     /// Whether a transaction holds an offset for the partition.
@@ -270,8 +272,7 @@ impl OffsetStore {
                         .get(group, topic, *partition)
                         .is_none_or(|existing| offset.record_offset > existing.record_offset);
                     if newer {
-                        self.committed
-                            .put(group, topic, *partition, offset.clone());
+                        self.committed.put(group, topic, *partition, offset.clone());
                     }
                 }
             }
@@ -334,8 +335,14 @@ mod tests {
         store.replay(&key("g", "foo", 0), Some(&value(6)), None);
         store.replay(&key("g", "foo", 1), Some(&value(7)), Some(1));
         store.end_transaction(1, true);
-        assert_eq!(store.get("g", "foo", 0).map(|o| o.committed_offset), Some(6));
-        assert_eq!(store.get("g", "foo", 1).map(|o| o.committed_offset), Some(7));
+        assert_eq!(
+            store.get("g", "foo", 0).map(|o| o.committed_offset),
+            Some(6)
+        );
+        assert_eq!(
+            store.get("g", "foo", 1).map(|o| o.committed_offset),
+            Some(7)
+        );
         assert!(!store.group_has_pending("g"));
     }
 }

@@ -286,6 +286,87 @@ mod tests {
     }
 
     #[test]
+    fn integer_and_long_keys_iterate_as_kafkas_timeline_hash_map() {
+        // The same puts and removes on Kafka 4.4.0's TimelineHashMap<Integer, _> and
+        // TimelineHashMap<Long, _> (kafka-server-common jar, snapshots every ten steps) iterate in
+        // these orders.
+        let mut ints: TimelineMap<i32, i32> = TimelineMap::new();
+        let mut longs: TimelineMap<i32, i64> = TimelineMap::new();
+        for i in 0..40i32 {
+            ints.insert(i * 7 % 23, i);
+            longs.insert(i64::from(i) * 0x1_0000_0001 - 5, i);
+            if i % 6 == 5 {
+                ints.remove(&(i / 2));
+                longs.remove(&(i64::from(i / 3) * 0x1_0000_0001 - 5));
+            }
+            if i % 4 == 3 {
+                ints.insert(i - 1, 100 + i);
+            }
+        }
+        let ints: Vec<i32> = ints.keys().copied().collect();
+        assert_eq!(
+            ints,
+            [
+                34, 0, 13, 26, 5, 18, 10, 2, 15, 7, 20, 12, 38, 4, 30, 9, 22, 1, 6, 19, 3, 16, 8,
+                21
+            ]
+        );
+        let longs: Vec<i64> = longs.keys().copied().collect();
+        assert_eq!(
+            longs,
+            [
+                115964117014,
+                107374182420,
+                167503724578,
+                158913789984,
+                133143986202,
+                124554051608,
+                98784247826,
+                90194313232,
+                64424509450,
+                55834574856,
+                77309411341,
+                111669149717,
+                42949672965,
+                163208757281,
+                128849018905,
+                94489280529,
+                60129542153,
+                25769803777,
+                154618822687,
+                137438953499,
+                -5,
+                17179869183,
+                8589934589,
+                85899345935,
+                68719476747,
+                150323855390,
+                141733920796,
+                120259084311,
+                103079215123,
+                51539607559,
+                34359738371,
+                146028888093,
+                81604378638,
+                73014444044
+            ]
+        );
+    }
+
+    #[test]
+    fn get_or_insert_with_puts_only_absent_keys() {
+        let mut m: TimelineMap<i32> = TimelineMap::new();
+        *m.get_or_insert_with("a".to_string(), || 1) += 10;
+        m.insert("b".to_string(), 2);
+        // Present: no put, so no growth (a `put` of a third key's worth would double the table).
+        assert_eq!(*m.get_or_insert_with("a".to_string(), || 5), 11);
+        assert_eq!(m.slot_count(), 2);
+        assert_eq!(*m.get_or_insert_with("c".to_string(), || 3), 3);
+        assert_eq!(m.slot_count(), 4);
+        assert_eq!(m.len(), 3);
+    }
+
+    #[test]
     fn iterates_slots_in_order_and_each_slot_backwards() {
         let mut m = TimelineMap::new();
         for i in 0..50 {

@@ -1,0 +1,139 @@
+//! Deleting a streams group cancels its timers, whichever path deletes it (Kafka's
+//! `createGroupTombstoneRecordsAndCancelTimers` → `StreamsGroup.cancelTimers`): DeleteGroups, the
+//! periodic expiry of empty groups, and a classic JoinGroup converting an empty streams group. An empty
+//! streams group can still have its initial-rebalance timer: a member joined during the delay and left.
+
+mod streams_common;
+
+use protocol::messages::join_group_request::JoinGroupRequestProtocol;
+use protocol::messages::{DeleteGroupsRequest, JoinGroupRequest};
+use protocol::{Request, Response};
+use streams_common::*;
+
+const DELAY_KEY: &str = "initial-rebalance-timeout-fooup";
+
+/// A group whose only member joined at 0 (initial delay 1000 ms, timer due at 1000) and left at 100.
+fn emptied_group() -> H {
+    let mut h = H::with_configs(&[("group.streams.initial.rebalance.delay.ms", "1000")]);
+    h.topics(&[("foo", 2)]);
+    h.prepare(&[("m", tt_active(&[("subtopology1", &[0, 1])]))]);
+    let (r, _) = h.hb(join("m", topology(vec![sub("subtopology1", &["foo"])])));
+    assert_eq!(r.member_epoch, 1);
+    assert_eq!(h.timer_deadline(DELAY_KEY), Some(1000));
+    h.now = 100;
+    let (r, _) = h.hb(hb("m", -1));
+    assert_eq!(r.member_epoch, -1);
+    assert_eq!(
+        h.state(),
+        coordinator::streams::group::StreamsGroupState::Empty
+    );
+    assert_eq!(h.timer_deadline(DELAY_KEY), Some(1000));
+    h
+}
+
+fn group_tombstones() -> Vec<coordinator::records::Record> {
+    vec![
+        coordinator::records::Record::StreamsGroupTargetAssignmentMetadata {
+            key: gkey(GROUP),
+            value: None,
+        },
+        coordinator::records::Record::StreamsGroupMetadata {
+            key: gkey(GROUP),
+            value: None,
+        },
+        coordinator::records::Record::StreamsGroupTopology {
+            key: gkey(GROUP),
+            value: None,
+        },
+    ]
+}
+
+/// DeleteGroups on the emptied group: its tombstones, and its initial-rebalance timer is gone, so
+/// nothing fires at 1000. A new group under the same id gets its own delay (from its own first join),
+/// not the deleted group's.
+#[test]
+fn delete_groups_cancels_the_streams_group_timers() {
+    let mut h = emptied_group();
+    let (response, records) = h.request(Request::DeleteGroups(
+        DeleteGroupsRequest::default().with_groups_names(vec![s(GROUP).into()]),
+    ));
+    match response {
+        Response::DeleteGroups(r) => {
+            assert_eq!(r.results.len(), 1);
+            assert_eq!(r.results[0].error_code, 0);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(records, group_tombstones());
+    assert!(!h.shard.streams.contains(GROUP));
+    assert_eq!(h.timer_deadline(DELAY_KEY), None);
+    assert!(
+        h.sleep(1_000).is_empty(),
+        "no timer of the deleted group fires"
+    );
+
+    // The group is created again at 1100: its own delay runs to 2100.
+    let (r, _) = h.hb(join("m2", topology(vec![sub("subtopology1", &["foo"])])));
+    assert_eq!(r.member_epoch, 1);
+    assert_eq!(h.timer_deadline(DELAY_KEY), Some(2100));
+    assert!(h.sleep(999).is_empty());
+    let fired = h.sleep(1);
+    assert_eq!(fired.len(), 1);
+    assert_eq!(
+        (fired[0].key.as_str(), fired[0].deadline_ms),
+        (DELAY_KEY, 2100)
+    );
+}
+
+/// The periodic expiry deletes the emptied group (no offsets) and cancels its timer the same way.
+#[test]
+fn expired_streams_group_timers_never_fire() {
+    let mut h = emptied_group();
+    h.now = 500;
+    let outcome = h.shard.cleanup_group_metadata(h.now);
+    h.log.extend(outcome.records.iter().cloned());
+    assert_eq!(outcome.records, group_tombstones());
+    assert!(!h.shard.streams.contains(GROUP));
+    assert_eq!(h.timer_deadline(DELAY_KEY), None);
+    let fired = h.sleep(10_000);
+    assert!(
+        fired.iter().all(|f| f.key == "expire-group-metadata"),
+        "only the expiration timer itself fires: {:?}",
+        fired.iter().map(|f| &f.key).collect::<Vec<_>>()
+    );
+}
+
+/// A classic JoinGroup converting the emptied group cancels the streams group's timer
+/// (`maybeDeleteEmptyStreamsGroup`).
+#[test]
+fn classic_join_converting_an_empty_streams_group_cancels_its_timers() {
+    let mut h = emptied_group();
+    h.version = 4;
+    let join = JoinGroupRequest::default()
+        .with_group_id(s(GROUP).into())
+        .with_member_id(s(""))
+        .with_protocol_type(s("consumer"))
+        .with_session_timeout_ms(45_000)
+        .with_rebalance_timeout_ms(60_000)
+        .with_protocols(vec![
+            JoinGroupRequestProtocol::default()
+                .with_name(s("range"))
+                .with_metadata(bytes::Bytes::new()),
+        ]);
+    let (response, records) = h.request(Request::JoinGroup(join));
+    match response {
+        Response::JoinGroup(r) => {
+            assert_eq!(r.error_code, protocol::ErrorCode::MemberIdRequired.code())
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(records[..3], group_tombstones()[..]);
+    assert!(!h.shard.streams.contains(GROUP));
+    assert!(h.shard.classic.contains(GROUP));
+    assert_eq!(h.timer_deadline(DELAY_KEY), None);
+    let fired = h.sleep(1_000);
+    assert!(
+        fired.iter().all(|f| f.key != DELAY_KEY),
+        "the streams group's initial-rebalance timer must not fire"
+    );
+}
