@@ -7,7 +7,9 @@
 //! ExpirationOracle.java runs every scenario below on the released jar and prints them. Kafka's unit
 //! tests mock the group (its expiration condition and subscriptions); here real groups stand in: a
 //! simple group (no protocol type) expires offsets by commit time and consumes nothing, a Stable
-//! consumer group consumes the topics of its members' subscriptions.
+//! consumer group consumes the topics of its members' subscriptions. Not carried over: OMMT
+//! testCleanupExpiredOffsetsGroupDoesNotExist (offsets of a group that does not exist cannot occur:
+//! replaying a commit creates its group) and testOffsetsExpiredSensor (regroup has no metrics).
 
 mod classic_support;
 
