@@ -1,6 +1,10 @@
 //! Steady-state StreamsGroupHeartbeat throughput on a stable 1,000-member group: every member sends
 //! its current epoch with all optional fields null, as a Kafka Streams client does between
 //! rebalances. Run with `cargo bench -p coordinator --bench heartbeat`.
+//!
+//! Profiling mode: `HEARTBEAT_LOOP=<rounds> target/release/deps/heartbeat-*` runs that many rounds of
+//! 1,000 heartbeats and exits, for `perf record` or for CPU time with `perf stat -e task-clock`
+//! (steadier than wall time on a machine shared with other work).
 
 use std::hint::black_box;
 
@@ -14,7 +18,7 @@ use coordinator::streams::member::StreamsGroupMember;
 use coordinator::streams::tasks::TasksWithEpochs;
 use coordinator::topics::{TopicMetadata, TopicsImage};
 use coordinator::{RequestContext, RequestToken, Shard};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group};
 use protocol::Request;
 use protocol::messages::{GroupId, StrBytes, StreamsGroupHeartbeatRequest};
 
@@ -128,16 +132,21 @@ fn stable_group() -> (Shard, Vec<Request>) {
     (shard, requests)
 }
 
-fn bench(c: &mut Criterion) {
+/// The stable group after a first round of heartbeats (which configures its soft state).
+fn warmed_up() -> (Shard, Vec<Request>, RequestContext) {
     let (mut shard, requests) = stable_group();
     let ctx = RequestContext::new("client", "/127.0.0.1", 1);
-    let mut now = 1_000i64;
-    // The first round configures the group's soft state; afterwards the group is stable.
     for r in &requests {
-        let o = shard.handle(RequestToken(0), &ctx, r, now).unwrap();
+        let o = shard.handle(RequestToken(0), &ctx, r, 1_000).unwrap();
         assert!(o.records.is_empty(), "the group must be stable");
     }
     assert_eq!(shard.streams.group(GROUP).unwrap().state().name(), "Stable");
+    (shard, requests, ctx)
+}
+
+fn bench(c: &mut Criterion) {
+    let (mut shard, requests, ctx) = warmed_up();
+    let mut now = 1_000i64;
     let mut group = c.benchmark_group("streams_heartbeat");
     group.throughput(Throughput::Elements(MEMBERS as u64));
     group.bench_function("stable_1000_members_round", |b| {
@@ -153,4 +162,18 @@ fn bench(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    if let Ok(rounds) = std::env::var("HEARTBEAT_LOOP") {
+        let rounds: i64 = rounds.parse().expect("HEARTBEAT_LOOP=<rounds>");
+        let (mut shard, requests, ctx) = warmed_up();
+        for round in 1..=rounds {
+            for r in &requests {
+                black_box(shard.handle(RequestToken(1), &ctx, r, 1_000 + round).unwrap());
+            }
+        }
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
