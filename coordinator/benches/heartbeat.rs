@@ -169,7 +169,11 @@ fn main() {
         let (mut shard, requests, ctx) = warmed_up();
         for round in 1..=rounds {
             for r in &requests {
-                black_box(shard.handle(RequestToken(1), &ctx, r, 1_000 + round).unwrap());
+                black_box(
+                    shard
+                        .handle(RequestToken(1), &ctx, r, 1_000 + round)
+                        .unwrap(),
+                );
             }
         }
         return;

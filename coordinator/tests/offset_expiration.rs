@@ -9,7 +9,10 @@
 //! simple group (no protocol type) expires offsets by commit time and consumes nothing, a Stable
 //! consumer group consumes the topics of its members' subscriptions. Not carried over: OMMT
 //! testCleanupExpiredOffsetsGroupDoesNotExist (offsets of a group that does not exist cannot occur:
-//! replaying a commit creates its group) and testOffsetsExpiredSensor (regroup has no metrics).
+//! replaying a commit creates its group) and testOffsetsExpiredSensor (regroup has no metrics); GCST
+//! testCleanupGroupMetadataKeepsOffsetTombstonesWhenGroupRefusesToExpire needs a topology-description
+//! plugin (every regroup group may expire, as testCleanupGroupMetadataTombstonesWhenGroupAgreesToExpire
+//! and cleanup_group_metadata_every_group_type show) and the share-group test has no counterpart.
 
 mod classic_support;
 

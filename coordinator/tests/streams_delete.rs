@@ -2,6 +2,7 @@
 //! `createGroupTombstoneRecordsAndCancelTimers` → `StreamsGroup.cancelTimers`): DeleteGroups, the
 //! periodic expiry of empty groups, and a classic JoinGroup converting an empty streams group. An empty
 //! streams group can still have its initial-rebalance timer: a member joined during the delay and left.
+//! Also the offset expiry of a streams group (only offsets of topics it does not consume expire).
 
 mod streams_common;
 
@@ -136,4 +137,59 @@ fn classic_join_converting_an_empty_streams_group_cancels_its_timers() {
         fired.iter().all(|f| f.key != DELAY_KEY),
         "the streams group's initial-rebalance timer must not fire"
     );
+}
+
+/// A live streams group consumes the source topics of its topology: their offsets never expire, the
+/// offsets of other topics expire by commit time, and the group is kept. Once empty, all of its offsets
+/// expire and the group goes.
+#[test]
+fn streams_group_offsets_expire_unless_consumed() {
+    let mut h = H::with_configs(&[
+        ("group.streams.initial.rebalance.delay.ms", "0"),
+        ("offsets.retention.minutes", "1"),
+    ]);
+    h.topics(&[("foo", 2), ("bar", 1)]);
+    h.prepare(&[("m", tt_active(&[("subtopology1", &[0, 1])]))]);
+    let (r, _) = h.hb(join("m", topology(vec![sub("subtopology1", &["foo"])])));
+    assert_eq!(r.member_epoch, 2);
+    let offset = |topic: &str, partition: i32| coordinator::records::Record::OffsetCommit {
+        key: coordinator::records::offsets::OffsetCommitKey {
+            group: GROUP.to_string(),
+            topic: topic.to_string(),
+            partition,
+        },
+        value: Some(coordinator::records::offsets::OffsetCommitValue {
+            offset: 10,
+            leader_epoch: -1,
+            metadata: String::new(),
+            commit_timestamp: 0,
+            expire_timestamp: None,
+            topic_id: uuid::Uuid::nil(),
+        }),
+    };
+    h.setup(vec![offset("foo", 0), offset("bar", 0)]);
+    h.now = 60_000;
+    let outcome = h.shard.cleanup_group_metadata(h.now);
+    h.log.extend(outcome.records.iter().cloned());
+    assert_eq!(outcome.records, vec![tombstone_of("bar", 0)]);
+    assert!(h.shard.streams.contains(GROUP));
+    let (r, _) = h.hb(hb("m", -1));
+    assert_eq!(r.member_epoch, -1);
+    let outcome = h.shard.cleanup_group_metadata(h.now);
+    h.log.extend(outcome.records.iter().cloned());
+    let mut expected = vec![tombstone_of("foo", 0)];
+    expected.extend(group_tombstones());
+    assert_eq!(outcome.records, expected);
+    assert!(!h.shard.streams.contains(GROUP));
+}
+
+fn tombstone_of(topic: &str, partition: i32) -> coordinator::records::Record {
+    coordinator::records::Record::OffsetCommit {
+        key: coordinator::records::offsets::OffsetCommitKey {
+            group: GROUP.to_string(),
+            topic: topic.to_string(),
+            partition,
+        },
+        value: None,
+    }
 }
