@@ -220,6 +220,8 @@ fn mismatched_topic_id(stored: Uuid, requested: Uuid) -> bool {
     !stored.is_nil() && !requested.is_nil() && stored != requested
 }
 
+/// Every committed offset of the group, topics and partitions in the order Kafka's `TimelineHashMap`s
+/// iterate them (the store keeps that order).
 fn fetch_all(
     shard: &Shard,
     version: i16,
