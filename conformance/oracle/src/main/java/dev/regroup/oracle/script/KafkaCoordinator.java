@@ -80,6 +80,7 @@ final class KafkaCoordinator implements AutoCloseable {
     private final GroupConfigManager groupConfigs;
     private final GroupCoordinatorService service;
     private final Apis apis;
+    private final ClassicMemberOrder memberOrder;
     private final Map<String, Map<String, String>> groupOverrides = new TreeMap<>();
     private int correlationId;
 
@@ -143,6 +144,7 @@ final class KafkaCoordinator implements AutoCloseable {
                 .build();
         this.service = InlineServiceFactory.create(config, runtime, groupMetrics, groupConfigs,
             new NoOpStatePersister(), timer, new NoPartitionMetadata(), time);
+        this.memberOrder = new ClassicMemberOrder(runtime);
         this.apis = new Apis(service, rebalanceProtocols(broker).contains(Group.GroupType.STREAMS), topics);
 
         service.startup(() -> 1);
@@ -194,6 +196,7 @@ final class KafkaCoordinator implements AutoCloseable {
         if (entry == null) return null;
         time.set(Math.max(time.milliseconds(), entry.expirationMs));
         entry.timerTask.run();
+        memberOrder.pin();
         return new Fired(timerKey(entry.timerTask), entry.expirationMs);
     }
 
@@ -232,6 +235,7 @@ final class KafkaCoordinator implements AutoCloseable {
             SecurityProtocol.PLAINTEXT, ClientInformation.EMPTY, false);
         CompletableFuture<AbstractResponse> response = apis.handle(ctx, request);
         if (response == null) throw new ScriptException(api.name + " is not a group coordinator api");
+        memberOrder.pin();
         return response.thenApply(r -> MessageJson.response(api, version, r));
     }
 
