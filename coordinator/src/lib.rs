@@ -19,4 +19,4 @@ pub mod topics;
 pub use context::RequestContext;
 pub use error::ApiError;
 pub use records::Record;
-pub use shard::{Fired, Outcome, Reply, RequestToken, Shard, ShardError};
+pub use shard::{Fired, Outcome, Reply, RequestToken, Shard, ShardError, TopicToCreate};

@@ -46,6 +46,20 @@ pub struct Reply {
 pub struct Outcome {
     pub records: Vec<Record>,
     pub replies: Vec<Reply>,
+    /// Internal topics a streams group needs and the broker should create (Kafka's
+    /// `StreamsGroupHeartbeatResult.creatableTopics`, acted on by `KafkaApis`), by name.
+    pub topics_to_create: BTreeMap<String, TopicToCreate>,
+}
+
+/// An internal topic (changelog or repartition) the broker should create for a streams group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicToCreate {
+    pub name: String,
+    pub partitions: i32,
+    /// -1 = the broker's default.
+    pub replication_factor: i16,
+    /// Topic-level configs, sorted by key.
+    pub configs: BTreeMap<String, String>,
 }
 
 impl Outcome {

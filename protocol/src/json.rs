@@ -22,6 +22,8 @@
 //!   default or is ignorable (Kafka reads it and then fails when serializing such a message).
 //! * int8 accepts -128..=127 only (Kafka also maps 128..=256 to `value - 128`).
 
+use base64::Engine;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use std::collections::BTreeMap;
 
 use bytes::Bytes;
@@ -53,80 +55,19 @@ pub enum JsonError {
     Wire(#[from] WireError),
 }
 
-const STD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-fn b64_encode(bytes: &[u8], alphabet: &[u8; 64], pad: bool) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        let chars = chunk.len() + 1;
-        for i in 0..4 {
-            if i < chars {
-                out.push(alphabet[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else if pad {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-fn b64_decode(text: &str, alphabet: &[u8; 64], padded: bool) -> Option<Vec<u8>> {
-    let body = text.as_bytes();
-    let body = if padded {
-        if !body.len().is_multiple_of(4) {
-            return None;
-        }
-        let pads = body.iter().rev().take_while(|&&c| c == b'=').count();
-        if pads > 2 {
-            return None;
-        }
-        &body[..body.len() - pads]
-    } else {
-        body
-    };
-    if body.len() % 4 == 1 {
-        return None;
-    }
-    let mut out = Vec::with_capacity(body.len() * 3 / 4);
-    let mut acc: u32 = 0;
-    let mut bits = 0;
-    for &c in body {
-        let v = alphabet.iter().position(|&a| a == c)? as u32;
-        acc = (acc << 6) | v;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    // Leftover bits must be zero for a canonical encoding.
-    if acc != 0 {
-        return None;
-    }
-    Some(out)
-}
-
 /// Standard base64 with padding (how Kafka's JSON carries `bytes`).
 pub fn base64_encode(bytes: &[u8]) -> String {
-    b64_encode(bytes, STD, true)
+    STANDARD.encode(bytes)
 }
 
 /// Decodes standard padded base64.
 pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    b64_decode(text, STD, true)
+    STANDARD.decode(text).ok()
 }
 
 /// Kafka's string form of a uuid (`Uuid.toString()`): URL-safe base64 without padding.
 pub fn kafka_uuid_string(bytes: &[u8; 16]) -> String {
-    b64_encode(bytes, URL, false)
+    URL_SAFE_NO_PAD.encode(bytes)
 }
 
 /// Parses Kafka's uuid string form.
@@ -134,7 +75,7 @@ pub fn parse_kafka_uuid(text: &str) -> Option<[u8; 16]> {
     if text.len() != 22 {
         return None;
     }
-    b64_decode(text, URL, false)?.try_into().ok()
+    URL_SAFE_NO_PAD.decode(text).ok()?.try_into().ok()
 }
 
 fn found(v: &Value) -> String {

@@ -1,33 +1,29 @@
 //! JSON conventions of Kafka's generated JsonConverter that serde does not give for free.
 
-use base64::Engine;
-use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use uuid::Uuid;
 
 /// Kafka's `Uuid.toString()`: the 16 bytes in URL-safe base64 without padding (22 characters).
 pub fn kafka_uuid_string(id: &Uuid) -> String {
-    URL_SAFE_NO_PAD.encode(id.as_bytes())
+    protocol::json::kafka_uuid_string(id.as_bytes())
 }
 
 /// Parses Kafka's `Uuid.toString()` form back.
 pub fn parse_kafka_uuid(s: &str) -> Option<Uuid> {
-    let bytes = URL_SAFE_NO_PAD.decode(s).ok()?;
-    Uuid::from_slice(&bytes).ok()
+    protocol::json::parse_kafka_uuid(s).map(Uuid::from_bytes)
 }
 
 /// Byte fields are written as standard base64 (Jackson's BinaryNode).
 pub mod base64_bytes {
-    use super::STANDARD;
-    use base64::Engine;
     use serde::{Deserialize, Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&STANDARD.encode(bytes))
+        s.serialize_str(&protocol::json::base64_encode(bytes))
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
         let text = String::deserialize(d)?;
-        STANDARD.decode(text).map_err(serde::de::Error::custom)
+        protocol::json::base64_decode(&text)
+            .ok_or_else(|| serde::de::Error::custom("invalid base64"))
     }
 }
 

@@ -7,21 +7,9 @@ use super::walk::{Node, Region};
 /// Size of a v2 record batch header (and of a batch without records).
 pub const BATCH_HEADER_LEN: usize = 61;
 
-/// CRC-32C (Castagnoli), reflected, as used by record batch v2.
+/// CRC-32C (Castagnoli), as used by record batch v2.
 pub(crate) fn crc32c(data: &[u8]) -> u32 {
-    const POLY: u32 = 0x82f6_3b78;
-    let mut crc = !0u32;
-    for &b in data {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 {
-                (crc >> 1) ^ POLY
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
+    crc32c::crc32c(data)
 }
 
 /// One v2 record batch with no records: base offset 0, every other number zero except the
