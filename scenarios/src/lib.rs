@@ -1,4 +1,5 @@
 //! The scenario catalogue and the pieces of the `regroup` command.
 
 pub mod assign_cli;
+pub mod conformance;
 pub mod wire_cli;

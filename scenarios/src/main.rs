@@ -16,6 +16,8 @@ enum Command {
     Assign(scenarios::assign_cli::AssignArgs),
     /// Inspect the Kafka wire format: sample frames of any api regroup serves, decode frames.
     Wire(scenarios::wire_cli::WireArgs),
+    /// Compare regroup's coordinator with Apache Kafka 4.4.0's on generated and corpus scripts (see the README).
+    Conformance(scenarios::conformance::ConformanceArgs),
 }
 
 fn main() {
@@ -27,5 +29,6 @@ fn main() {
         }
         Some(Command::Assign(args)) => std::process::exit(scenarios::assign_cli::run(&args)),
         Some(Command::Wire(args)) => std::process::exit(scenarios::wire_cli::run(args)),
+        Some(Command::Conformance(args)) => std::process::exit(scenarios::conformance::run(&args)),
     }
 }

@@ -27,6 +27,10 @@ import java.util.stream.Stream;
  * JVM and writes OUT_DIR/&lt;same name&gt;; {@code Script --list FILE} does the same for the pairs
  * "input&lt;TAB&gt;output" listed in FILE. A script that fails ends its output file with
  * {@code {"error":"line N: message"}}; the batch itself exits 0 unless a file cannot be read or written.
+ *
+ * <p>{@code Script --interactive}: one script on stdin, answered line by line: after each input line its
+ * output lines, then {@code {"done":N}} (or {@code {"error":"line N: message"}}, after which the script is
+ * over). Lets a generator react to Kafka's own responses.
  */
 public final class ScriptMain {
     private ScriptMain() { }
@@ -54,6 +58,10 @@ public final class ScriptMain {
             }
             return;
         }
+        if (args.length == 1 && args[0].equals("--interactive")) {
+            interactive();
+            return;
+        }
         if (args.length > 1) usage();
         String input = args.length == 0 ? "-" : args[0];
         PrintWriter out = new PrintWriter(new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8)));
@@ -69,8 +77,38 @@ public final class ScriptMain {
         System.exit(status);
     }
 
+    private static void interactive() throws IOException {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        PrintWriter out = new PrintWriter(new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8)));
+        int n = 0;
+        boolean failed = false;
+        try (ScriptRun run = new ScriptRun()) {
+            String text;
+            while ((text = in.readLine()) != null) {
+                n++;
+                ObjectNode end = JsonNodeFactory.instance.objectNode();
+                if (failed) {
+                    end.put("error", "line " + n + ": the script already failed");
+                } else {
+                    try {
+                        for (JsonNode l : run.feed(n, text)) out.println(ScriptRun.MAPPER.writeValueAsString(l));
+                        end.put("done", n);
+                    } catch (ScriptException e) {
+                        failed = true;
+                        end.put("error", "line " + n + ": " + e.getMessage());
+                    } catch (RuntimeException e) {
+                        failed = true;
+                        end.put("error", "line " + n + ": unexpected " + e);
+                    }
+                }
+                out.println(ScriptRun.MAPPER.writeValueAsString(end));
+                out.flush();
+            }
+        }
+    }
+
     private static void usage() {
-        System.err.println("usage: Script [FILE|-] | --batch IN_DIR OUT_DIR | --list FILE");
+        System.err.println("usage: Script [FILE|-] | --batch IN_DIR OUT_DIR | --list FILE | --interactive");
         System.exit(2);
     }
 
