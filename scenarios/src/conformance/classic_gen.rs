@@ -495,7 +495,7 @@ impl<'s, 'd> Gen<'s, 'd> {
             "topics": topics,
         });
         if v >= 3 {
-            body["generationId"] = json!(m.generation);
+            body["generationIdOrMemberEpoch"] = json!(m.generation);
             body["memberId"] = json!(m.member_id);
             if let Some(inst) = &m.instance {
                 body["groupInstanceId"] = json!(inst);
