@@ -252,6 +252,14 @@ impl<'s, 'd> Gen<'s, 'd> {
         } else if c == code(ErrorCode::UnknownMemberId) || c == code(ErrorCode::IllegalGeneration) {
             m.member_id = String::new();
             m.state = State::Idle;
+        } else if c == code(ErrorCode::InconsistentGroupProtocol) {
+            // The operator fixes the client's configuration: the group's usual assignor.
+            m.protocols = vec!["range".to_string()];
+            m.state = State::Idle;
+        } else if c == code(ErrorCode::GroupMaxSizeReached) {
+            // The client gives up for a while.
+            m.state = State::Idle;
+            m.silent = true;
         } else {
             m.state = State::Idle;
         }

@@ -630,7 +630,9 @@ impl<'s, 'd> Gen<'s, 'd> {
                 // The broker created the internal topics the coordinator asked for (rarely with a wrong count).
                 for (name, n) in internal {
                     let n = if self.dice.chance(0.1) { n + 1 } else { n };
-                    self.topics.insert(name, n.max(1));
+                    // A KRaft topic never loses partitions.
+                    let now = self.topics.get(&name).copied().unwrap_or(0);
+                    self.topics.insert(name, n.max(1).max(now));
                 }
                 self.internal_created = true;
             }
@@ -660,7 +662,8 @@ impl<'s, 'd> Gen<'s, 'd> {
                 if fixing {
                     // Internal topics recreated with the counts the topology needs now.
                     for (name, n) in self.topology.internal_topics(&self.topics) {
-                        self.topics.insert(name, n);
+                        let now = self.topics.get(&name).copied().unwrap_or(0);
+                        self.topics.insert(name, n.max(now));
                     }
                     self.internal_created = true;
                 }
