@@ -900,10 +900,24 @@ impl<'s, 'd> Gen<'s, 'd> {
                 7 => self.describe()?,
                 8 => self.change_topics()?,
                 9 => {
-                    let configs = if self.dice.chance(0.7) {
-                        json!({"streams.num.standby.replicas": self.dice.int(0, 2)})
-                    } else {
-                        json!({"streams.session.timeout.ms": *self.dice.pick(&[45000, 50000, 60000])})
+                    let configs = match self.dice.weighted(&[5, 2, 2, 1, 1, 1, 1]) {
+                        0 => json!({"streams.num.standby.replicas": self.dice.int(0, 2)}),
+                        1 => json!({"streams.num.warmup.replicas": self.dice.int(0, 2)}),
+                        2 => {
+                            json!({"streams.acceptable.recovery.lag": *self.dice.pick(&[0, 100, 50000])})
+                        }
+                        3 => {
+                            json!({"streams.session.timeout.ms": *self.dice.pick(&[45000, 50000, 60000])})
+                        }
+                        4 => {
+                            json!({"streams.assignment.interval.ms": *self.dice.pick(&[0, 1000, 3000])})
+                        }
+                        5 => {
+                            json!({"streams.initial.rebalance.delay.ms": *self.dice.pick(&[0, 3000])})
+                        }
+                        _ => {
+                            json!({"streams.heartbeat.interval.ms": *self.dice.pick(&[3000, 5000, 10000])})
+                        }
                     };
                     self.s.group_config(GROUP, configs)?;
                 }
