@@ -2,4 +2,6 @@
 
 pub mod assign_cli;
 pub mod conformance;
+pub mod script;
+pub mod script_cli;
 pub mod wire_cli;
