@@ -29,10 +29,15 @@
 //! * config, metadata and groupConfig lines print nothing.
 //!
 //! Records are `{"type":...,"key":{...},"value":{...}}`, tombstones with `"value":null`.
+//!
+//! Generated member ids (classic groups) follow the differential oracle's naming rule
+//! ([`crate::conformance::ids`]): the id handed out by the JoinGroup at line L is printed as `$gen:L`,
+//! and a request body may write `"$gen:L"` wherever it means that id.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 
+use crate::conformance::ids::GeneratedIds;
 use coordinator::config::ConfigError;
 use coordinator::topics::{TopicMetadata, TopicsImage, derived_topic_id};
 use coordinator::{Outcome, RequestContext, RequestToken, Shard};
@@ -59,6 +64,10 @@ pub struct Script {
     pending: BTreeMap<u64, i16>,
     /// The last config line, if broker configs changed since the last check.
     unchecked_config_line: Option<usize>,
+    /// Names of the member ids the coordinator handed out.
+    ids: GeneratedIds,
+    /// JoinGroup requests not yet answered: line → the member id they carried.
+    joins: BTreeMap<usize, String>,
 }
 
 fn config_value(v: &Value) -> Option<String> {
@@ -126,6 +135,8 @@ impl Script {
         }
         let mut out = Vec::new();
         self.advance(at, &mut out).map_err(err)?;
+        // Ids handed out by joins the timers just completed can be named by this line's request.
+        self.ids.learn_from_step(&out, &self.joins);
         match kinds.first().copied() {
             None => {}
             Some("config") => {
@@ -158,7 +169,26 @@ impl Script {
                 self.request(line, at, &obj, &mut out).map_err(err)?;
             }
         }
+        self.name_ids(&mut out);
         Ok(out)
+    }
+
+    /// Learns the member ids handed out in this step's output, then prints every id by its name.
+    fn name_ids(&mut self, out: &mut [Value]) {
+        if self.joins.is_empty() && self.ids.is_empty() {
+            return;
+        }
+        self.ids.learn_from_step(out, &self.joins);
+        for v in out.iter() {
+            if let Some(l) = v.get("line").and_then(Value::as_u64)
+                && v.get("response").is_some_and(|r| !r.is_null())
+            {
+                self.joins.remove(&(l as usize));
+            }
+        }
+        for v in out.iter_mut() {
+            self.ids.to_names(v);
+        }
     }
 
     /// Fires every timer due at or before `at`.
@@ -308,7 +338,12 @@ impl Script {
         if !api.supports(version) {
             return Err(format!("{api} does not support version {version}"));
         }
-        let body = r.get("body").cloned().unwrap_or_else(|| json!({}));
+        let mut body = r.get("body").cloned().unwrap_or_else(|| json!({}));
+        self.ids.to_real(&mut body);
+        if api == Api::JoinGroup {
+            let member_id = body.get("memberId").and_then(Value::as_str).unwrap_or("");
+            self.joins.insert(line, member_id.to_string());
+        }
         let request = protocol::json::request_from_json(api, version, &body)
             .map_err(|e| format!("{api} v{version} body: {e}"))?;
         let (client_id, client_host) = match obj.get("context") {

@@ -1,62 +1,47 @@
-//! regroup's side of the comparison: `regroup script` in-process.
-//! TEMPORARY (until the script runner is in main): a subprocess of the binary named by
-//! REGROUP_SCRIPT_BIN; generation against regroup is not available yet.
+//! regroup's side of the comparison: `regroup script`, in-process.
 
-use std::process::{Command, Stdio};
-
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::driver::Driver;
+use crate::script::Script;
 
-pub struct RegroupDriver;
+/// regroup's coordinator answering a generator line by line.
+#[derive(Debug, Default)]
+pub struct RegroupDriver {
+    script: Script,
+}
 
 impl RegroupDriver {
     pub fn new() -> Self {
-        RegroupDriver
-    }
-}
-
-impl Default for RegroupDriver {
-    fn default() -> Self {
-        Self::new()
+        Self::default()
     }
 }
 
 impl Driver for RegroupDriver {
-    fn feed(&mut self, _line: usize, _text: &str) -> Result<Vec<Value>, String> {
-        Err("generation against regroup needs the script runner".into())
+    fn feed(&mut self, line: usize, text: &str) -> Result<Vec<Value>, String> {
+        self.script.feed_line(line, text).map_err(|e| e.to_string())
     }
 }
 
-/// regroup's output of a whole script, ending with `{"error":"line N: ..."}` when a line was rejected.
+/// regroup's output of a whole script (as `regroup script` prints it), ending with
+/// `{"error":"line N: ..."}` when a line was rejected.
 pub fn run_text(script: &str) -> String {
-    let bin = std::env::var("REGROUP_SCRIPT_BIN").unwrap_or_else(|_| "regroup".into());
-    let dir = std::env::temp_dir().join(format!("regroup-side-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
-    let file = dir.join("script.jsonl");
-    let _ = std::fs::write(&file, script);
-    let out = Command::new(bin)
-        .arg("script")
-        .arg(&file)
-        .stdin(Stdio::null())
-        .output();
-    match out {
-        Ok(o) => {
-            let mut text = String::from_utf8_lossy(&o.stdout).to_string();
-            if !o.status.success() {
-                let err = String::from_utf8_lossy(&o.stderr);
-                let msg = err
-                    .trim()
-                    .trim_start_matches("regroup script: ")
-                    .to_string();
-                text.push_str(&serde_json::json!({"error": msg}).to_string());
-                text.push('\n');
+    let mut runner = Script::new();
+    let mut out = String::new();
+    for (i, line) in script.lines().enumerate() {
+        match runner.feed_line(i + 1, line) {
+            Ok(values) => {
+                for v in values {
+                    out.push_str(&v.to_string());
+                    out.push('\n');
+                }
             }
-            text
+            Err(e) => {
+                out.push_str(&json!({"error": e.to_string()}).to_string());
+                out.push('\n');
+                break;
+            }
         }
-        Err(e) => format!(
-            "{}\n",
-            serde_json::json!({"error": format!("cannot run regroup: {e}")})
-        ),
     }
+    out
 }
