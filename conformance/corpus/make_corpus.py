@@ -182,6 +182,7 @@ class Script:
 
     def write(self):
         path = os.path.join(HERE, self.name + ".jsonl")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as f:
             for l in self.lines:
                 f.write(json.dumps(l, separators=(",", ":")) + "\n")
@@ -1192,11 +1193,37 @@ def c4_15_17():
                                   {"name": "nosuch", "partitions": [{"partitionIndex": 0, "committedOffset": 1}]}]})
     s.req("OffsetFetch", 10, {"groups": [{"groupId": "simple", "topics": None}]})
     s.req("OffsetFetch", 9, {"groups": [{"groupId": "simple", "topics": [{"name": "foo", "partitionIndexes": [0, 1, 2]}]}]})
+    return s
+
+
+@scenario
+def known_c4_15_16():
+    # regroup does not delete the offsets of a deleted topic, nor serve OffsetDelete (docs/divergences.md).
+    s = classic_setup("known-divergences/c4-15-16-deleted-topic-offsets")
+    s.req("OffsetCommit", 9, {"groupId": "simple", "generationIdOrMemberEpoch": -1, "memberId": "",
+                              "topics": [{"name": "foo", "partitions": [
+                                  {"partitionIndex": 0, "committedOffset": 100, "committedLeaderEpoch": 1},
+                                  {"partitionIndex": 1, "committedOffset": 101, "committedLeaderEpoch": 1}]}]})
     # The topic is deleted and re-created with another id: old offsets are gone.
     s.adv(10).topics(("bar", 3))
     s.adv(10).topics({"name": "foo", "partitions": 3, "topicId": "AAAAAAAAAAAAAAAAAAAAAQ"}, ("bar", 3))
     s.req("OffsetFetch", 9, {"groups": [{"groupId": "simple", "topics": None}]})
     s.req("OffsetDelete", 0, {"groupId": "simple", "topics": [{"name": "bar", "partitions": [{"partitionIndex": 0}]}]})
+    return s
+
+
+@scenario
+def known_group_expiry():
+    # regroup does not run Kafka's periodic clean-up of empty groups and expired offsets (docs/divergences.md).
+    s = classic_setup("known-divergences/group-and-offset-expiry", delay=0, offsets_retention_minutes=1)
+    j = len(s.lines) + 1
+    s.join(version=3)
+    s.adv(1).tick()
+    s.sync("$gen:%d" % j, 1, version=3)
+    s.commit("$gen:%d" % j, 1)
+    s.leave([("$gen:%d" % j, None)])
+    s.adv(600000).tick()
+    s.describe("group")
     return s
 
 
@@ -1248,9 +1275,11 @@ def classic_versions_walk():
 
 
 def main():
-    for f in os.listdir(HERE):
-        if f.endswith(".jsonl"):
-            os.remove(os.path.join(HERE, f))
+    for d in (HERE, os.path.join(HERE, "known-divergences")):
+        if os.path.isdir(d):
+            for f in os.listdir(d):
+                if f.endswith(".jsonl"):
+                    os.remove(os.path.join(d, f))
     n = 0
     for fn in SCENARIOS:
         s = fn()

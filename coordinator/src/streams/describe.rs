@@ -292,6 +292,13 @@ impl StreamsGroups {
                 .collect();
         }
         invalid.extend(described);
+        if r.include_authorized_operations {
+            // KafkaApis fills them for every described group; a broker without authorizer allows every
+            // group operation (the value DescribeGroups reports too).
+            for g in invalid.iter_mut().filter(|g| g.error_code == 0) {
+                g.authorized_operations = crate::classic::describe::ALL_GROUP_OPERATIONS;
+            }
+        }
         StreamsGroupDescribeResponse::default().with_groups(invalid)
     }
 }

@@ -93,14 +93,30 @@ final class ScriptRun implements AutoCloseable {
         now = at;
         if ("metadata".equals(kind)) {
             kafka.setTopics(root.get("metadata"));
+            writesOf(line, at, out);
             finishStep(out, null);
         } else if ("groupConfig".equals(kind)) {
             groupConfig(root.get("groupConfig"));
+            writesOf(line, at, out);
             finishStep(out, null);
         } else if ("request".equals(kind)) {
             request(line, at, root, out);
         }
         return translate(out);
+    }
+
+    /**
+     * A metadata or groupConfig line prints nothing, unless the coordinator wrote records because of it
+     * (Kafka deletes the committed offsets of a deleted topic): then {@code {"at":T,"line":N,"records":[...]}}.
+     */
+    private void writesOf(int line, long at, List<JsonNode> out) {
+        ArrayNode records = records();
+        if (records.isEmpty()) return;
+        ObjectNode l = JSON.objectNode();
+        l.put("at", at);
+        l.put("line", line);
+        l.set("records", records);
+        out.add(l);
     }
 
     private static String configValue(String key, JsonNode v) {
