@@ -138,7 +138,7 @@ fn offset_tombstones(shard: &Shard, group_id: &str) -> Vec<Record> {
     };
     let mut records = Vec::new();
     if let Some(topics) = shard.offsets.group(group_id) {
-        for (topic, partitions) in topics {
+        for (topic, partitions) in topics.iter() {
             for partition in partitions.keys() {
                 records.push(tombstone(topic, *partition));
             }

@@ -233,7 +233,7 @@ fn fetch_all(
     };
     let mut topics = Vec::new();
     if let Some(offsets) = shard.offsets.group(&group.group_id).filter(|_| exists) {
-        for (name, partitions) in offsets {
+        for (name, partitions) in offsets.iter() {
             // The topic id comes from the metadata (v10 needs one; a topic without is left out).
             let id = if version >= 10 {
                 match shard.topics.get(name) {

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use uuid::Uuid;
 
 use crate::records::offsets::{OffsetCommitKey, OffsetCommitValue};
+use crate::streams::timeline_map::TimelineMap;
 
 /// One committed offset (Kafka's `OffsetAndMetadata`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,14 +40,23 @@ impl OffsetAndMetadata {
 /// group -> topic -> partition -> offset.
 pub type GroupOffsets = BTreeMap<String, BTreeMap<String, BTreeMap<i32, OffsetAndMetadata>>>;
 
+/// A group's committed offsets, topic -> partition -> offset, iterating as Kafka's nested
+/// `TimelineHashMap<String, TimelineHashMap<Integer, OffsetAndMetadata>>` does: the order of OffsetFetch
+/// of all offsets and of the offset tombstones of DeleteGroups.
+pub type TopicOffsets = TimelineMap<TimelineMap<OffsetAndMetadata, i32>>;
+
+/// A group's open transactions, topic -> partition -> producer ids, in Kafka's `openTransactionsByGroup`
+/// order.
+type OpenTopics = TimelineMap<TimelineMap<BTreeSet<i64>, i32>>;
+
 /// The committed offsets of every group in the shard.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct OffsetStore {
-    committed: GroupOffsets,
+    committed: BTreeMap<String, TopicOffsets>,
     /// Pending transactional offsets by producer id.
     pending: BTreeMap<i64, GroupOffsets>,
-    /// (group, topic, partition) -> producer ids with a pending offset for it.
-    open_transactions: BTreeMap<(String, String, i32), BTreeSet<i64>>,
+    /// group -> topic -> partition -> producer ids with a pending offset for it.
+    open_transactions: BTreeMap<String, OpenTopics>,
     /// Number of offset records replayed so far.
     records_replayed: u64,
 }
@@ -57,16 +67,13 @@ impl OffsetStore {
         self.committed.get(group)?.get(topic)?.get(&partition)
     }
 
-    /// Every committed offset of a group, by topic and partition.
-    pub fn group(
-        &self,
-        group: &str,
-    ) -> Option<&BTreeMap<String, BTreeMap<i32, OffsetAndMetadata>>> {
+    /// Every committed offset of a group, by topic and partition, in Kafka's iteration order.
+    pub fn group(&self, group: &str) -> Option<&TopicOffsets> {
         self.committed.get(group)
     }
 
     /// Every committed offset of every group.
-    pub fn committed(&self) -> &GroupOffsets {
+    pub fn committed(&self) -> &BTreeMap<String, TopicOffsets> {
         &self.committed
     }
 
@@ -78,16 +85,73 @@ impl OffsetStore {
     /// Whether a transaction holds an offset for the partition.
     pub fn has_pending(&self, group: &str, topic: &str, partition: i32) -> bool {
         self.open_transactions
-            .contains_key(&(group.to_string(), topic.to_string(), partition))
+            .get(group)
+            .and_then(|t| t.get(topic))
+            .is_some_and(|p| p.contains_key(&partition))
     }
 
-    /// The (topic, partition) pairs of a group with a pending transactional offset.
+    /// The (topic, partition) pairs of a group with a pending transactional offset, in Kafka's order.
     pub fn pending_partitions(&self, group: &str) -> Vec<(String, i32)> {
-        self.open_transactions
-            .keys()
-            .filter(|(g, _, _)| g == group)
-            .map(|(_, t, p)| (t.clone(), *p))
-            .collect()
+        let mut out = Vec::new();
+        if let Some(topics) = self.open_transactions.get(group) {
+            for (t, partitions) in topics.iter() {
+                for p in partitions.keys() {
+                    out.push((t.clone(), *p));
+                }
+            }
+        }
+        out
+    }
+
+    fn open(&mut self, group: &str, topic: &str, partition: i32, producer: i64) {
+        let topics = self.open_transactions.entry(group.to_string()).or_default();
+        if topics.get(topic).is_none() {
+            topics.insert(topic.to_string(), TimelineMap::new());
+        }
+        if let Some(partitions) = topics.get_mut(topic) {
+            if partitions.get(&partition).is_none() {
+                partitions.insert(partition, BTreeSet::new());
+            }
+            if let Some(producers) = partitions.get_mut(&partition) {
+                producers.insert(producer);
+            }
+        }
+    }
+
+    /// Takes the producers of a partition's open transactions (all of them, or only `producer`).
+    fn close(
+        &mut self,
+        group: &str,
+        topic: &str,
+        partition: i32,
+        producer: Option<i64>,
+    ) -> BTreeSet<i64> {
+        let mut taken = BTreeSet::new();
+        let Some(topics) = self.open_transactions.get_mut(group) else {
+            return taken;
+        };
+        if let Some(partitions) = topics.get_mut(topic) {
+            match producer {
+                None => taken = partitions.remove(&partition).unwrap_or_default(),
+                Some(id) => {
+                    if let Some(producers) = partitions.get_mut(&partition) {
+                        if producers.remove(&id) {
+                            taken.insert(id);
+                        }
+                        if producers.is_empty() {
+                            partitions.remove(&partition);
+                        }
+                    }
+                }
+            }
+            if partitions.is_empty() {
+                topics.remove(topic);
+            }
+        }
+        if topics.is_empty() {
+            self.open_transactions.remove(group);
+        }
+        taken
     }
 
     /// Applies an OffsetCommit record, transactional (`producer_id` set) or not. A tombstone deletes the
@@ -103,7 +167,7 @@ impl OffsetStore {
         let (group, topic, partition) = (&key.group, &key.topic, key.partition);
         match (value, producer_id) {
             (Some(value), None) => {
-                put(
+                put_committed(
                     &mut self.committed,
                     group,
                     topic,
@@ -119,15 +183,12 @@ impl OffsetStore {
                     partition,
                     OffsetAndMetadata::from_record(record_offset, value),
                 );
-                self.open_transactions
-                    .entry((group.clone(), topic.clone(), partition))
-                    .or_default()
-                    .insert(producer);
+                self.open(group, topic, partition, producer);
             }
             (None, _) => {
-                remove(&mut self.committed, group, topic, partition);
-                let slot = (group.clone(), topic.clone(), partition);
-                if let Some(producers) = self.open_transactions.remove(&slot) {
+                remove_committed(&mut self.committed, group, topic, partition);
+                let producers = self.close(group, topic, partition, None);
+                {
                     for producer in producers {
                         if let Some(offsets) = self.pending.get_mut(&producer) {
                             remove(offsets, group, topic, partition);
@@ -150,19 +211,13 @@ impl OffsetStore {
         for (group, topics) in offsets {
             for (topic, partitions) in topics {
                 for (partition, offset) in partitions {
-                    let slot = (group.clone(), topic.clone(), partition);
-                    if let Some(producers) = self.open_transactions.get_mut(&slot) {
-                        producers.remove(&producer_id);
-                        if producers.is_empty() {
-                            self.open_transactions.remove(&slot);
-                        }
-                    }
+                    self.close(&group, &topic, partition, Some(producer_id));
                     if commit {
                         let newer = self
                             .get(&group, &topic, partition)
                             .is_none_or(|existing| offset.record_offset > existing.record_offset);
                         if newer {
-                            put(&mut self.committed, &group, &topic, partition, offset);
+                            put_committed(&mut self.committed, &group, &topic, partition, offset);
                         }
                     }
                 }
@@ -178,6 +233,46 @@ fn put(offsets: &mut GroupOffsets, group: &str, topic: &str, partition: i32, o: 
         .entry(topic.to_string())
         .or_default()
         .insert(partition, o);
+}
+
+/// Kafka's `Offsets.put`: the topic and partition maps are created when first needed.
+fn put_committed(
+    offsets: &mut BTreeMap<String, TopicOffsets>,
+    group: &str,
+    topic: &str,
+    partition: i32,
+    o: OffsetAndMetadata,
+) {
+    let topics = offsets.entry(group.to_string()).or_default();
+    if topics.get(topic).is_none() {
+        topics.insert(topic.to_string(), TimelineMap::new());
+    }
+    if let Some(partitions) = topics.get_mut(topic) {
+        partitions.insert(partition, o);
+    }
+}
+
+/// Kafka's `Offsets.remove`: empty partition and topic maps are dropped.
+fn remove_committed(
+    offsets: &mut BTreeMap<String, TopicOffsets>,
+    group: &str,
+    topic: &str,
+    partition: i32,
+) {
+    let Some(topics) = offsets.get_mut(group) else {
+        return;
+    };
+    if let Some(partitions) = topics.get_mut(topic) {
+        if partitions.remove(&partition).is_none() {
+            return;
+        }
+        if partitions.is_empty() {
+            topics.remove(topic);
+        }
+    }
+    if topics.is_empty() {
+        offsets.remove(group);
+    }
 }
 
 fn remove(offsets: &mut GroupOffsets, group: &str, topic: &str, partition: i32) {

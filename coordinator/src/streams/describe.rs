@@ -247,7 +247,8 @@ impl StreamsGroups {
                 continue;
             };
             let p = &group.persistent;
-            let topology = match (&group.soft.configured_topology, &p.topology) {
+            // Read at the last committed offset: the configured topology as of the last write.
+            let topology = match (&group.soft.committed_configured_topology, &p.topology) {
                 (Some(c), _) if c.is_ready() => configured_topology(c),
                 (_, Some(t)) => stored_topology(t),
                 (_, None) => {

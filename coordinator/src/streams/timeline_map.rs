@@ -15,10 +15,36 @@
 //! * iteration slot by slot, each slot's entries from last to first (its iterator pops from the end).
 //!
 //! [`TimelineMap`] reproduces exactly these rules for `String` keys (`String.hashCode` from the
-//! assignor's Java emulation), so that two shards that replay the same records iterate identically
+//! assignor's Java emulation) and `i32` keys (`Integer.hashCode`, the value itself: the partitions of
+//! Kafka's committed offsets), so that two shards that replay the same records iterate identically
 //! and identically to Kafka. It is also an ordinary map: lookups hash the key once and scan one slot.
 
+use std::borrow::Borrow;
+
 use crate::streams::assignor::java::string_hash;
+
+/// A key's Java `hashCode()`.
+pub trait JavaHash {
+    fn java_hash(&self) -> i32;
+}
+
+impl JavaHash for str {
+    fn java_hash(&self) -> i32 {
+        string_hash(self)
+    }
+}
+
+impl JavaHash for String {
+    fn java_hash(&self) -> i32 {
+        string_hash(self)
+    }
+}
+
+impl JavaHash for i32 {
+    fn java_hash(&self) -> i32 {
+        *self
+    }
+}
 
 const MIN_CAPACITY: usize = 2;
 const MAX_CAPACITY: usize = 1 << 30;
@@ -31,26 +57,26 @@ fn find_slot(hash: i32, slots: usize) -> usize {
     (product >> shift) as usize
 }
 
-/// A string-keyed map with Kafka `TimelineHashMap` iteration order.
+/// A map with Kafka `TimelineHashMap` iteration order (string keys unless `K` says otherwise).
 #[derive(Clone, PartialEq, Eq)]
-pub struct TimelineMap<V> {
-    slots: Vec<Vec<(String, V)>>,
+pub struct TimelineMap<V, K = String> {
+    slots: Vec<Vec<(K, V)>>,
     len: usize,
 }
 
-impl<V: std::fmt::Debug> std::fmt::Debug for TimelineMap<V> {
+impl<V: std::fmt::Debug, K: std::fmt::Debug> std::fmt::Debug for TimelineMap<V, K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_map().entries(self.iter()).finish()
     }
 }
 
-impl<V> Default for TimelineMap<V> {
+impl<V, K> Default for TimelineMap<V, K> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<V> TimelineMap<V> {
+impl<V, K> TimelineMap<V, K> {
     /// `new TimelineHashMap<>(registry, 0)`: two slots.
     pub fn new() -> Self {
         Self {
@@ -72,69 +98,14 @@ impl<V> TimelineMap<V> {
         self.slots.len()
     }
 
-    pub fn get(&self, key: &str) -> Option<&V> {
-        let slot = find_slot(string_hash(key), self.slots.len());
-        self.slots[slot]
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v)
-    }
-
-    pub fn get_mut(&mut self, key: &str) -> Option<&mut V> {
-        let slot = find_slot(string_hash(key), self.slots.len());
-        self.slots[slot]
-            .iter_mut()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v)
-    }
-
-    pub fn contains_key(&self, key: &str) -> bool {
-        self.get(key).is_some()
-    }
-
-    /// `put`: grows first if the table would be too full, then replaces in place or appends.
-    pub fn insert(&mut self, key: String, value: V) -> Option<V> {
-        if ((self.len + 1) as f64) * 0.75 > self.slots.len() as f64
-            && self.slots.len() < MAX_CAPACITY
-        {
-            self.rehash(self.slots.len() * 2);
-        }
-        let slot = find_slot(string_hash(&key), self.slots.len());
-        let bucket = &mut self.slots[slot];
-        if let Some(entry) = bucket.iter_mut().find(|(k, _)| *k == key) {
-            return Some(std::mem::replace(&mut entry.1, value));
-        }
-        bucket.push((key, value));
-        self.len += 1;
-        None
-    }
-
-    pub fn remove(&mut self, key: &str) -> Option<V> {
-        let slot = find_slot(string_hash(key), self.slots.len());
-        let bucket = &mut self.slots[slot];
-        let index = bucket.iter().position(|(k, _)| k == key)?;
-        self.len -= 1;
-        Some(bucket.remove(index).1)
-    }
-
-    fn rehash(&mut self, new_size: usize) {
-        let old = std::mem::replace(&mut self.slots, (0..new_size).map(|_| Vec::new()).collect());
-        for bucket in old {
-            for (key, value) in bucket {
-                let slot = find_slot(string_hash(&key), new_size);
-                self.slots[slot].push((key, value));
-            }
-        }
-    }
-
     /// Entries in Kafka's iteration order.
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &V)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
         self.slots
             .iter()
             .flat_map(|bucket| bucket.iter().rev().map(|(k, v)| (k, v)))
     }
 
-    pub fn keys(&self) -> impl Iterator<Item = &String> {
+    pub fn keys(&self) -> impl Iterator<Item = &K> {
         self.iter().map(|(k, _)| k)
     }
 
@@ -146,6 +117,79 @@ impl<V> TimelineMap<V> {
         self.slots
             .iter_mut()
             .flat_map(|bucket| bucket.iter_mut().rev().map(|(_, v)| v))
+    }
+}
+
+impl<V, K: JavaHash + Eq> TimelineMap<V, K> {
+    pub fn get<Q>(&self, key: &Q) -> Option<&V>
+    where
+        K: Borrow<Q>,
+        Q: JavaHash + Eq + ?Sized,
+    {
+        let slot = find_slot(key.java_hash(), self.slots.len());
+        self.slots[slot]
+            .iter()
+            .find(|(k, _)| k.borrow() == key)
+            .map(|(_, v)| v)
+    }
+
+    pub fn get_mut<Q>(&mut self, key: &Q) -> Option<&mut V>
+    where
+        K: Borrow<Q>,
+        Q: JavaHash + Eq + ?Sized,
+    {
+        let slot = find_slot(key.java_hash(), self.slots.len());
+        self.slots[slot]
+            .iter_mut()
+            .find(|(k, _)| k.borrow() == key)
+            .map(|(_, v)| v)
+    }
+
+    pub fn contains_key<Q>(&self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: JavaHash + Eq + ?Sized,
+    {
+        self.get(key).is_some()
+    }
+
+    /// `put`: grows first if the table would be too full, then replaces in place or appends.
+    pub fn insert(&mut self, key: K, value: V) -> Option<V> {
+        if ((self.len + 1) as f64) * 0.75 > self.slots.len() as f64
+            && self.slots.len() < MAX_CAPACITY
+        {
+            self.rehash(self.slots.len() * 2);
+        }
+        let slot = find_slot(key.java_hash(), self.slots.len());
+        let bucket = &mut self.slots[slot];
+        if let Some(entry) = bucket.iter_mut().find(|(k, _)| *k == key) {
+            return Some(std::mem::replace(&mut entry.1, value));
+        }
+        bucket.push((key, value));
+        self.len += 1;
+        None
+    }
+
+    pub fn remove<Q>(&mut self, key: &Q) -> Option<V>
+    where
+        K: Borrow<Q>,
+        Q: JavaHash + Eq + ?Sized,
+    {
+        let slot = find_slot(key.java_hash(), self.slots.len());
+        let bucket = &mut self.slots[slot];
+        let index = bucket.iter().position(|(k, _)| k.borrow() == key)?;
+        self.len -= 1;
+        Some(bucket.remove(index).1)
+    }
+
+    fn rehash(&mut self, new_size: usize) {
+        let old = std::mem::replace(&mut self.slots, (0..new_size).map(|_| Vec::new()).collect());
+        for bucket in old {
+            for (key, value) in bucket {
+                let slot = find_slot(key.java_hash(), new_size);
+                self.slots[slot].push((key, value));
+            }
+        }
     }
 }
 
@@ -203,6 +247,29 @@ mod tests {
             member-32,member-24,member-11,member-9,member-37,member-29,member-16,member-6";
         let expected: Vec<&str> = expected.split(',').map(str::trim).collect();
         assert_eq!(order, expected);
+    }
+
+    #[test]
+    fn integer_and_topic_keys_iterate_like_kafka() {
+        // Printed by Kafka 4.4.0's TimelineHashMap (kafka-server-common) for the same operations.
+        let mut m: TimelineMap<&str, i32> = TimelineMap::new();
+        for i in 0..12 {
+            m.insert(i * 7 % 13, "v");
+            if i == 5 {
+                m.remove(&3);
+            }
+        }
+        let order: Vec<i32> = m.keys().copied().collect();
+        assert_eq!(order, [0, 5, 10, 2, 7, 12, 4, 9, 1, 11, 3, 8]);
+        let mut t: TimelineMap<&str> = TimelineMap::new();
+        for k in ["t0", "t1", "t2", "t3", "foo", "bar", "app-store0-changelog"] {
+            t.insert(k.to_string(), "v");
+        }
+        let order: Vec<&str> = t.keys().map(String::as_str).collect();
+        assert_eq!(
+            order,
+            ["bar", "t0", "app-store0-changelog", "foo", "t2", "t1", "t3"]
+        );
     }
 
     #[test]

@@ -1,9 +1,12 @@
 //! Comparing the two runners' outputs of one script.
 //!
-//! Normalisation (the only one besides the member-id names of [`super::ids`]): responses to parked
-//! requests that complete in the same step are compared in line order. Kafka completes them in the order
-//! it iterates its members, regroup in its own order; both deliver them at the same instant, so their
-//! order carries no meaning.
+//! Normalisation (besides the member-id names of [`super::ids`]):
+//! * responses to parked requests that complete in the same step are compared in line order: Kafka
+//!   completes them in the order it iterates its members, regroup in its own order; both deliver them at
+//!   the same instant, so their order carries no meaning;
+//! * the topic-partition entries of a StreamsGroupHeartbeat's `partitionsByUserEndpoint` are compared
+//!   sorted by topic: Kafka lists them in the iteration order of an immutable map whose order is
+//!   randomised per JVM (`ImmutableCollections.SALT`).
 
 use serde_json::Value;
 
@@ -49,7 +52,36 @@ fn opens_step(v: &Value) -> bool {
     v.get("records").is_some()
 }
 
-/// The lines in comparison order: each run of completed responses sorted by their request line.
+/// Sorts, in place, the topic-partition lists of every `partitionsByUserEndpoint` entry by topic.
+fn sort_endpoint_partitions(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            if let Some(Value::Array(entries)) = m.get_mut("partitionsByUserEndpoint") {
+                for e in entries.iter_mut() {
+                    for key in ["activePartitions", "standbyPartitions"] {
+                        if let Some(Value::Array(tps)) = e.get_mut(key) {
+                            tps.sort_by_key(|tp| {
+                                (
+                                    tp.get("topic")
+                                        .and_then(Value::as_str)
+                                        .unwrap_or("")
+                                        .to_string(),
+                                    tp.to_string(),
+                                )
+                            });
+                        }
+                    }
+                }
+            }
+            m.values_mut().for_each(sort_endpoint_partitions);
+        }
+        Value::Array(a) => a.iter_mut().for_each(sort_endpoint_partitions),
+        _ => {}
+    }
+}
+
+/// The lines in comparison order: each run of completed responses sorted by their request line, endpoint
+/// partition lists sorted by topic.
 pub fn normalise(lines: &[Value]) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::with_capacity(lines.len());
     let mut run: Vec<Value> = Vec::new();
@@ -66,6 +98,9 @@ pub fn normalise(lines: &[Value]) -> Vec<Value> {
         }
     }
     flush(&mut run, &mut out);
+    for v in &mut out {
+        sort_endpoint_partitions(v);
+    }
     out
 }
 
@@ -203,6 +238,15 @@ mod tests {
         c.lines.swap(3, 4);
         let d = first_divergence(&a, &c).unwrap();
         assert_eq!(d.index, 1);
+    }
+
+    #[test]
+    fn endpoint_partitions_compare_by_topic() {
+        let a = RunOutput::parse(r#"{"at":1,"line":3,"response":{"partitionsByUserEndpoint":[{"userEndpoint":{"host":"h","port":1},"activePartitions":[{"topic":"b","partitions":[0]},{"topic":"a","partitions":[1]}],"standbyPartitions":[]}]},"records":[]}"#).unwrap();
+        let b = RunOutput::parse(r#"{"at":1,"line":3,"response":{"partitionsByUserEndpoint":[{"userEndpoint":{"host":"h","port":1},"activePartitions":[{"topic":"a","partitions":[1]},{"topic":"b","partitions":[0]}],"standbyPartitions":[]}]},"records":[]}"#).unwrap();
+        assert_eq!(first_divergence(&a, &b), None);
+        let c = RunOutput::parse(r#"{"at":1,"line":3,"response":{"partitionsByUserEndpoint":[{"userEndpoint":{"host":"h","port":1},"activePartitions":[{"topic":"a","partitions":[2]},{"topic":"b","partitions":[0]}],"standbyPartitions":[]}]},"records":[]}"#).unwrap();
+        assert!(first_divergence(&a, &c).is_some());
     }
 
     #[test]

@@ -802,6 +802,11 @@ impl<'s, 'd> Gen<'s, 'd> {
             "offsets.retention.check.interval.ms".into(),
             json!(super::NO_CLEANUP_MS),
         );
+        // With warm-up replicas (Kafka's default is 2) Kafka caches a refined assignment per epoch, and
+        // 4.4.0 corrupts that cache when a heartbeat fails after touching it (docs/divergences.md); regroup
+        // keeps no such cache. The refiner of 4.4 inserts no warm-ups, so without the cache the outcome is
+        // the same.
+        config.insert("group.streams.num.warmup.replicas".into(), json!(0));
         if self.dice.chance(0.6) {
             config.insert(
                 "group.streams.initial.rebalance.delay.ms".into(),
@@ -909,9 +914,9 @@ impl<'s, 'd> Gen<'s, 'd> {
                 7 => self.describe()?,
                 8 => self.change_topics()?,
                 9 => {
-                    let configs = match self.dice.weighted(&[5, 2, 2, 1, 1, 1, 1]) {
+                    let configs = match self.dice.weighted(&[5, 1, 2, 1, 1, 1, 1]) {
                         0 => json!({"streams.num.standby.replicas": self.dice.int(0, 2)}),
-                        1 => json!({"streams.num.warmup.replicas": self.dice.int(0, 2)}),
+                        1 => json!({"streams.num.warmup.replicas": 0}),
                         2 => {
                             json!({"streams.acceptable.recovery.lag": *self.dice.pick(&[0, 100, 50000])})
                         }
@@ -925,7 +930,7 @@ impl<'s, 'd> Gen<'s, 'd> {
                             json!({"streams.initial.rebalance.delay.ms": *self.dice.pick(&[0, 3000])})
                         }
                         _ => {
-                            json!({"streams.heartbeat.interval.ms": *self.dice.pick(&[3000, 5000, 10000])})
+                            json!({"streams.heartbeat.interval.ms": *self.dice.pick(&[5000, 8000, 12000])})
                         }
                     };
                     self.s.group_config(GROUP, configs)?;

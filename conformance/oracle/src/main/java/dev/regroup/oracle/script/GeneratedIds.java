@@ -16,8 +16,10 @@ import java.util.Map;
 /**
  * The member-id normalisation rule shared with regroup's script runner (see the README, "Differential
  * oracle"). A classic member id the coordinator generates (Kafka: {@code clientId-<random UUID>}) is named
- * {@code $gen:L}, L being the script line of the JoinGroup whose response handed it out: a JoinGroup response
- * whose {@code memberId} is non-empty, differs from the request's and is not yet named. Requests refer to it
+ * {@code $gen:L}, L being the script line of the request that generated it: after each request, every
+ * member id and pending member id of a classic group without a name gets that line's name; and a JoinGroup
+ * response whose {@code memberId} is non-empty, differs from the request's and is not yet named names it
+ * after the JoinGroup's line. Requests refer to it
  * by that name (any JSON string equal to a name is replaced by the real id before the request runs); every
  * output string has each real id replaced by its name. Names depend only on line numbers, so two runners
  * agree on them whatever order they complete parked requests in.
@@ -38,6 +40,11 @@ final class GeneratedIds {
         nameByReal.put(responseMemberId, name);
         reals.add(responseMemberId);
         reals.sort(Comparator.comparingInt(String::length).reversed().thenComparing(Comparator.naturalOrder()));
+    }
+
+    /** Names {@code id}, found in a classic group after the request at {@code line}, if it has no name yet. */
+    void learnGenerated(int line, String id) {
+        learn(line, null, id);
     }
 
     /** A copy of {@code node} with every string equal to a name replaced by its real id. */

@@ -81,6 +81,8 @@ final class KafkaCoordinator implements AutoCloseable {
     private final GroupCoordinatorService service;
     private final Apis apis;
     private final ClassicMemberOrder memberOrder;
+    /** Member and pending member ids of every classic group after the last step. */
+    private List<String> classicMemberIds = List.of();
     private final Map<String, Map<String, String>> groupOverrides = new TreeMap<>();
     private int correlationId;
 
@@ -155,6 +157,10 @@ final class KafkaCoordinator implements AutoCloseable {
         log.drain();
     }
 
+    List<String> classicMemberIds() {
+        return classicMemberIds;
+    }
+
     void setTime(long ms) {
         time.set(ms);
     }
@@ -196,7 +202,7 @@ final class KafkaCoordinator implements AutoCloseable {
         if (entry == null) return null;
         time.set(Math.max(time.milliseconds(), entry.expirationMs));
         entry.timerTask.run();
-        memberOrder.pin();
+        classicMemberIds = memberOrder.pin();
         return new Fired(timerKey(entry.timerTask), entry.expirationMs);
     }
 
@@ -235,7 +241,7 @@ final class KafkaCoordinator implements AutoCloseable {
             SecurityProtocol.PLAINTEXT, ClientInformation.EMPTY, false);
         CompletableFuture<AbstractResponse> response = apis.handle(ctx, request);
         if (response == null) throw new ScriptException(api.name + " is not a group coordinator api");
-        memberOrder.pin();
+        classicMemberIds = memberOrder.pin();
         return response.thenApply(r -> MessageJson.response(api, version, r));
     }
 

@@ -224,6 +224,7 @@ final class ScriptRun implements AutoCloseable {
         String requestMemberId = memberIdNode != null && memberIdNode.isTextual() ? memberIdNode.asText() : null;
         CompletableFuture<JsonNode> future =
             kafka.request(apiName, (short) version.asInt(), body, clientId, clientHost);
+        for (String id : kafka.classicMemberIds()) ids.learnGenerated(line, id);
         ArrayNode records = records();
         ObjectNode own = JSON.objectNode();
         own.put("at", at);
