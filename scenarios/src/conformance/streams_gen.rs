@@ -825,6 +825,13 @@ impl<'s, 'd> Gen<'s, 'd> {
         if self.dice.chance(0.2) {
             config.insert("group.streams.num.standby.replicas".into(), json!(1));
         }
+        if self.dice.chance(0.15) {
+            // Rack-aware standby placement: members without the tags get MISSING_CLIENT_TAGS.
+            config.insert(
+                "group.streams.rack.aware.assignment.tags".into(),
+                json!(*self.dice.pick(&["zone", "zone,cluster"])),
+            );
+        }
         self.s.config(Value::Object(config))?;
         let missing_some = self.dice.chance(0.1);
         for i in 0..4 {

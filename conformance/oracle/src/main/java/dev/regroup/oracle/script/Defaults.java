@@ -22,6 +22,19 @@ import java.util.Map;
 final class Defaults {
     private Defaults() { }
 
+    /** No-argument methods of every generated message that are not fields. */
+    private static final java.util.Set<String> NOT_FIELDS = notFields();
+
+    private static java.util.Set<String> notFields() {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (Class<?> c : new Class<?>[] {Object.class, Message.class, org.apache.kafka.common.protocol.ApiMessage.class}) {
+            for (Method m : c.getMethods()) {
+                if (m.getParameterCount() == 0) names.add(m.getName());
+            }
+        }
+        return names;
+    }
+
     static JsonNode fill(Class<?> cls, JsonNode given, short version, String path) {
         if (given == null || given.isNull()) return given;
         if (!given.isObject()) throw new ScriptException(path + ": expected an object, found " + given);
@@ -42,8 +55,7 @@ final class Defaults {
             } catch (NoSuchMethodException ex) {
                 getter = null;
             }
-            if (getter == null || getter.getParameterCount() != 0 || key.equals("apiKey")
-                || getter.getDeclaringClass() == Object.class) {
+            if (getter == null || getter.getParameterCount() != 0 || NOT_FIELDS.contains(key)) {
                 throw new ScriptException(path + ": unknown field \"" + key + "\"");
             }
             String child = path.isEmpty() ? key : path + "." + key;
