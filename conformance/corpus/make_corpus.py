@@ -1228,6 +1228,20 @@ def known_refined_cache_relabel():
 
 
 @scenario
+def metadata_racks():
+    # The metadata hash covers the racks of every partition's replicas (sorted, duplicates kept).
+    s = Script("s4-5-metadata-hash-with-racks")
+    s._add({"config": {"group.streams.initial.rebalance.delay.ms": 0}})
+    s.topics({"name": "foo", "partitions": 2, "partitionRacks": [["r1", "r2"], ["r2", "r1", "r1"]]})
+    s.sjoin("m", topology=TOPO1)
+    s.adv(10).topics({"name": "foo", "partitions": 2, "partitionRacks": [["r3"], []]})
+    s.shb("m", 2)
+    s.adv(10).topics({"name": "foo", "partitions": 3, "partitionRacks": [["r3"], [], ["r1"]]})
+    s.shb("m", 3)
+    return s
+
+
+@scenario
 def describe_committed_offset():
     # StreamsGroupDescribe reads at the last committed offset: the topology configured by a heartbeat that
     # wrote nothing is seen only after the shard's next write.
