@@ -7,10 +7,14 @@
 pub mod classic;
 pub mod config;
 pub mod context;
+pub mod controller;
 pub mod error;
+pub mod events;
 pub mod group;
+pub mod net;
 pub mod offsets;
 pub mod records;
+pub mod rpc;
 pub mod shard;
 pub mod streams;
 pub mod timer;
