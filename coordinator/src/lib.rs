@@ -4,6 +4,7 @@
 //! The shard is sans-IO and event-sourced (see `../shared/DESIGN.md`): it decides, emits records, and
 //! changes state only by replaying records, so loading after fail-over is the same code path.
 
+pub mod broker;
 pub mod classic;
 pub mod config;
 pub mod context;
