@@ -29,6 +29,28 @@ use crate::streams::StreamsGroups;
 use crate::timer::Timers;
 use crate::topics::TopicsImage;
 
+/// The borrows of the shard the streams code works with (disjoint from `self.streams`).
+macro_rules! streams_env {
+    ($shard:expr) => {
+        crate::streams::StreamsEnv {
+            config: &$shard.config,
+            topics: &$shard.topics,
+            classic: &$shard.classic,
+            timers: &mut $shard.timers,
+        }
+    };
+}
+
+/// The outcome of a streams request: its one reply and its records.
+fn streams_outcome(token: RequestToken, handled: Option<(Response, Vec<Record>)>) -> Outcome {
+    let mut outcome = Outcome::default();
+    if let Some((response, records)) = handled {
+        outcome.records = records;
+        outcome.reply(token, response);
+    }
+    outcome
+}
+
 /// The caller's handle for one request, echoed in the [`Reply`] that answers it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RequestToken(pub u64);
@@ -90,7 +112,9 @@ pub enum ShardError {
 
 /// What a timer does when it fires. Each group type adds its own tasks.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TimerTask {}
+pub enum TimerTask {
+    Streams(crate::streams::timers::StreamsTimer),
+}
 
 /// One `__consumer_offsets` partition's coordinator.
 #[derive(Debug, Clone, Default)]
@@ -119,14 +143,49 @@ impl Shard {
         request: &Request,
         now_ms: i64,
     ) -> Result<Outcome, ShardError> {
-        let _ = (token, ctx, now_ms);
         // Each group type adds its apis here.
-        Err(ShardError::NotACoordinatorApi(request.api()))
+        match request {
+            Request::StreamsGroupHeartbeat(_)
+            | Request::StreamsGroupDescribe(_)
+            | Request::StreamsGroupTopologyDescriptionUpdate(_) => {
+                let handled = self
+                    .streams
+                    .handle(&mut streams_env!(self), ctx, request, now_ms);
+                let mut outcome = streams_outcome(token, handled);
+                let asks_for_topics = matches!(request, Request::StreamsGroupHeartbeat(_));
+                for topic in self
+                    .streams
+                    .internal_topics_to_create()
+                    .iter()
+                    .filter(|_| asks_for_topics)
+                {
+                    outcome.topics_to_create.insert(
+                        topic.name.clone(),
+                        TopicToCreate {
+                            name: topic.name.clone(),
+                            partitions: topic.num_partitions,
+                            replication_factor: topic.replication_factor,
+                            configs: topic.configs.iter().cloned().collect(),
+                        },
+                    );
+                }
+                Ok(self.commit(outcome))
+            }
+            _ => Err(ShardError::NotACoordinatorApi(request.api())),
+        }
     }
 
     /// Applies one record to the persistent state.
     pub fn replay(&mut self, record: &Record) {
-        let _ = record;
+        match record {
+            Record::StreamsGroupMetadata { .. }
+            | Record::StreamsGroupMemberMetadata { .. }
+            | Record::StreamsGroupTargetAssignmentMetadata { .. }
+            | Record::StreamsGroupTargetAssignmentMember { .. }
+            | Record::StreamsGroupCurrentMemberAssignment { .. }
+            | Record::StreamsGroupTopology { .. } => self.streams.replay(record, &mut self.timers),
+            _ => {}
+        }
     }
 
     /// Replays every record of `records` in order.
@@ -139,13 +198,14 @@ impl Shard {
     /// Called once a load (a replay of the whole partition) has finished: re-arms the timers Kafka's
     /// `GroupMetadataManager.onLoaded` re-arms.
     pub fn on_loaded(&mut self, now_ms: i64) {
-        let _ = now_ms;
+        self.streams.on_loaded(&mut streams_env!(self), now_ms);
     }
 
     /// Called when the shard is unloaded (the broker lost leadership): cancels every timer and answers
     /// every parked request, as Kafka's `onUnloaded` does.
     pub fn on_unloaded(&mut self) -> Vec<Reply> {
         self.timers.clear();
+        self.streams.on_unloaded();
         Vec::new()
     }
 
@@ -169,12 +229,18 @@ impl Shard {
     }
 
     fn run_timer(&mut self, task: TimerTask, now_ms: i64) -> Outcome {
-        let _ = now_ms;
-        match task {}
+        match task {
+            TimerTask::Streams(t) => {
+                let records = self.streams.run_timer(t, &mut streams_env!(self), now_ms);
+                self.commit(Outcome {
+                    records,
+                    ..Outcome::default()
+                })
+            }
+        }
     }
 
     /// Applies a handler's records after it returned, as Kafka's runtime does.
-    #[allow(dead_code)]
     fn commit(&mut self, outcome: Outcome) -> Outcome {
         for record in &outcome.records {
             self.replay(record);
@@ -185,6 +251,7 @@ impl Shard {
     /// Sets the shard's topic metadata (Kafka's metadata image; handlers notice changes through the
     /// metadata hash on the next heartbeat).
     pub fn set_topics(&mut self, topics: TopicsImage) {
+        self.streams.on_topics_changed(&self.topics, &topics);
         self.topics = topics;
     }
 

@@ -3,12 +3,16 @@
 //! replaces it. Timers due at the same instant fire in the order they were (re)scheduled, a fixed rule
 //! where Kafka's own timer leaves the order unspecified.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, DefaultHasher};
 
 /// Timers keyed by name, ordered by (deadline, scheduling sequence).
 #[derive(Debug, Clone)]
 pub struct Timers<T> {
-    by_key: BTreeMap<String, (i64, u64)>,
+    /// Key -> slot in `queue`. Only looked up, never iterated; hashed with fixed keys (no OS
+    /// randomness) because every heartbeat reschedules a timer and string-ordered look-ups cost
+    /// many long comparisons.
+    by_key: HashMap<String, (i64, u64), BuildHasherDefault<DefaultHasher>>,
     queue: BTreeMap<(i64, u64), (String, T)>,
     next_seq: u64,
 }
@@ -16,7 +20,7 @@ pub struct Timers<T> {
 impl<T> Default for Timers<T> {
     fn default() -> Self {
         Self {
-            by_key: BTreeMap::new(),
+            by_key: HashMap::default(),
             queue: BTreeMap::new(),
             next_seq: 0,
         }
@@ -39,11 +43,29 @@ impl<T> Timers<T> {
     /// Schedules `task` under `key` at `deadline_ms`, replacing any timer with the same key.
     pub fn schedule(&mut self, key: impl Into<String>, deadline_ms: i64, task: T) {
         let key = key.into();
-        self.cancel(&key);
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.by_key.insert(key.clone(), (deadline_ms, seq));
+        if let Some(old) = self.by_key.insert(key.clone(), (deadline_ms, seq)) {
+            self.queue.remove(&old);
+        }
         self.queue.insert((deadline_ms, seq), (key, task));
+    }
+
+    /// Moves the timer scheduled under `key`, keeping its task, to `deadline_ms` as if it were
+    /// scheduled again now (it takes the next scheduling sequence). Returns `false`, changing
+    /// nothing, when no timer has this key. Equivalent to [`Self::schedule`] with the same task,
+    /// without building the task again.
+    pub fn reschedule(&mut self, key: &str, deadline_ms: i64) -> bool {
+        let Some(slot) = self.by_key.get_mut(key) else {
+            return false;
+        };
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let old = std::mem::replace(slot, (deadline_ms, seq));
+        if let Some(entry) = self.queue.remove(&old) {
+            self.queue.insert((deadline_ms, seq), entry);
+        }
+        true
     }
 
     /// Cancels the timer with this key; returns whether one was scheduled.
@@ -143,6 +165,20 @@ mod tests {
             t.pop_due(10).map(|d| (d.key, d.task)),
             Some(("x".into(), 3))
         );
+    }
+
+    #[test]
+    fn reschedule_keeps_the_task_and_takes_a_new_sequence() {
+        let mut t = Timers::new();
+        t.schedule("x", 10, 1);
+        t.schedule("y", 20, 2);
+        assert!(t.reschedule("x", 20));
+        assert!(!t.reschedule("z", 5));
+        assert_eq!(t.deadline("x"), Some(20));
+        let fired: Vec<(String, i32)> = std::iter::from_fn(|| t.pop_due(20))
+            .map(|d| (d.key, d.task))
+            .collect();
+        assert_eq!(fired, vec![("y".to_string(), 2), ("x".to_string(), 1)]);
     }
 
     #[test]

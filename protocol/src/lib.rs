@@ -14,6 +14,7 @@ pub mod error;
 pub mod frame;
 pub mod json;
 pub mod messages;
+pub mod net;
 // The complete set of primitives; not every generated message needs every one.
 #[allow(dead_code)]
 mod prim;

@@ -1,4 +1,6 @@
 //! The scenario catalogue and the pieces of the `regroup` command.
 
 pub mod assign_cli;
+pub mod script;
+pub mod script_cli;
 pub mod wire_cli;

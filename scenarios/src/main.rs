@@ -14,6 +14,8 @@ struct Cli {
 enum Command {
     /// Run Kafka 4.4's sticky task assignor on a JSON group description (see the README).
     Assign(scenarios::assign_cli::AssignArgs),
+    /// Drive one coordinator shard from JSON lines (see the README).
+    Script(scenarios::script_cli::ScriptArgs),
     /// Inspect the Kafka wire format: sample frames of any api regroup serves, decode frames.
     Wire(scenarios::wire_cli::WireArgs),
 }
@@ -22,10 +24,18 @@ fn main() {
     let cli = Cli::parse();
     match cli.command {
         None => {
+            // Until the scenario catalogue exists, the main job introduces the tool.
             println!("regroup {}", env!("CARGO_PKG_VERSION"));
-            println!("no scenarios yet; commands: see `regroup --help`");
+            println!("no scenario catalogue yet; available commands:");
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            for sub in cmd.get_subcommands_mut() {
+                let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+                println!("  regroup {:<8} {about}", sub.get_name());
+            }
+            println!("run `regroup <command> --help` for details");
         }
         Some(Command::Assign(args)) => std::process::exit(scenarios::assign_cli::run(&args)),
+        Some(Command::Script(args)) => std::process::exit(scenarios::script_cli::run(&args)),
         Some(Command::Wire(args)) => std::process::exit(scenarios::wire_cli::run(args)),
     }
 }

@@ -235,6 +235,9 @@ pub enum AssignorError {
         /// Which set named it.
         field: &'static str,
     },
+    /// A `TaskAssignorException` raised by another (custom or mock) assignor, with its message.
+    #[error("{0}")]
+    Failed(String),
     /// A stored assignment config is missing or malformed.
     #[error("assignment config {key} is {}", value.as_deref().map_or("missing".to_string(), |v| format!("not an integer: {v:?}")))]
     InvalidConfig {

@@ -1,0 +1,79 @@
+//! The streams timers of a shard: Kafka's keys and what each timer does when it fires.
+
+use crate::shard::TimerTask;
+use crate::timer::Timers;
+
+/// What a streams timer does when it fires.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamsTimer {
+    /// `session-timeout-<group>-<member>`: fence the member if it is still there.
+    SessionTimeout { group_id: String, member_id: String },
+    /// `rebalance-timeout-<group>-<member>`: fence the member if it is still at `member_epoch`.
+    RebalanceTimeout {
+        group_id: String,
+        member_id: String,
+        member_epoch: i32,
+    },
+    /// `initial-rebalance-timeout-<group>`: compute the first target assignment of the group.
+    InitialRebalance { group_id: String },
+}
+
+/// Kafka's `groupSessionTimeoutKey`.
+pub fn session_key(group_id: &str, member_id: &str) -> String {
+    format!("session-timeout-{group_id}-{member_id}")
+}
+
+/// Kafka's `groupRebalanceTimeoutKey`.
+pub fn rebalance_key(group_id: &str, member_id: &str) -> String {
+    format!("rebalance-timeout-{group_id}-{member_id}")
+}
+
+/// Kafka's `StreamsGroup.initialRebalanceTimeoutKey`.
+pub fn initial_rebalance_key(group_id: &str) -> String {
+    format!("initial-rebalance-timeout-{group_id}")
+}
+
+pub fn schedule_session(
+    timers: &mut Timers<TimerTask>,
+    group_id: &str,
+    member_id: &str,
+    deadline_ms: i64,
+) {
+    let key = session_key(group_id, member_id);
+    // The task of a member's session timer never changes: move the existing one.
+    if timers.reschedule(&key, deadline_ms) {
+        return;
+    }
+    timers.schedule(
+        key,
+        deadline_ms,
+        TimerTask::Streams(StreamsTimer::SessionTimeout {
+            group_id: group_id.to_string(),
+            member_id: member_id.to_string(),
+        }),
+    );
+}
+
+pub fn schedule_rebalance(
+    timers: &mut Timers<TimerTask>,
+    group_id: &str,
+    member_id: &str,
+    member_epoch: i32,
+    deadline_ms: i64,
+) {
+    timers.schedule(
+        rebalance_key(group_id, member_id),
+        deadline_ms,
+        TimerTask::Streams(StreamsTimer::RebalanceTimeout {
+            group_id: group_id.to_string(),
+            member_id: member_id.to_string(),
+            member_epoch,
+        }),
+    );
+}
+
+/// `cancelTimers` for a member: its session and rebalance timeouts.
+pub fn cancel_member(timers: &mut Timers<TimerTask>, group_id: &str, member_id: &str) {
+    timers.cancel(&session_key(group_id, member_id));
+    timers.cancel(&rebalance_key(group_id, member_id));
+}
