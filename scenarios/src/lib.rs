@@ -3,4 +3,5 @@
 pub mod assign_cli;
 pub mod script;
 pub mod script_cli;
+pub mod serve_cli;
 pub mod wire_cli;
