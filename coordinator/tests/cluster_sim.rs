@@ -341,3 +341,307 @@ fn a_streams_member_keeps_its_epoch_and_tasks_when_the_coordinator_broker_crashe
     );
     Ok(())
 }
+
+use coordinator::events::{EventKind, FenceReason};
+
+fn event_times(events: &EventLog, f: impl Fn(&EventKind) -> bool) -> Vec<i64> {
+    events
+        .events()
+        .iter()
+        .filter(|e| f(&e.kind))
+        .map(|e| e.at_ms - EPOCH_MS)
+        .collect()
+}
+
+#[test]
+fn a_crashed_broker_restarting_quickly_is_refused_until_its_session_expires() -> turmoil::Result {
+    let mut cluster = Cluster::new(
+        ClusterSpec {
+            brokers: 3,
+            offsets_partitions: 3,
+            replication_factor: 3,
+            load_delay_ms: 0,
+        },
+        120,
+    );
+    let events = cluster.events.clone();
+    let control = cluster.control.clone();
+    let crashed_at = std::rc::Rc::new(std::cell::Cell::new(0i64));
+    let at = crashed_at.clone();
+    cluster.sim.client("client", async move {
+        wait_running(&events, 3).await;
+        tokio::time::sleep(std::time::Duration::from_millis(3_000)).await;
+        at.set(now());
+        control.ask(Action::Crash("broker-2".into()));
+        tokio::time::sleep(std::time::Duration::from_millis(1_000)).await;
+        control.ask(Action::Bounce("broker-2".into()));
+        // Wait for the new incarnation to be running again.
+        for _ in 0..400 {
+            let registered =
+                events.count(|e| matches!(e.kind, EventKind::BrokerRegistered { broker: 2, .. }));
+            let running = events.count(|e| {
+                e.node == 2
+                    && matches!(
+                        e.kind,
+                        EventKind::BrokerStateChanged {
+                            to: coordinator::events::BrokerState::Running,
+                            ..
+                        }
+                    )
+            });
+            if registered == 2 && running == 2 {
+                return Ok(());
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        panic!("broker 2 did not come back");
+    });
+    cluster.run()?;
+    let crash = crashed_at.get();
+    let refused = event_times(
+        &cluster.events,
+        |k| matches!(k, EventKind::RegistrationRejected { broker: 2, error } if error == "DUPLICATE_BROKER_REGISTRATION"),
+    );
+    assert!(refused.len() >= 3, "refusals at {refused:?}");
+    // 4.4 retries a refused registration after exactly the heartbeat interval (plus the round trip).
+    for w in refused.windows(2) {
+        assert!(
+            (2_000..2_300).contains(&(w[1] - w[0])),
+            "refusals at {refused:?}"
+        );
+    }
+    let epochs: Vec<i64> = cluster
+        .events
+        .events()
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::BrokerRegistered {
+                broker: 2, epoch, ..
+            } => Some(epoch),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(epochs.len(), 2);
+    assert!(
+        epochs[1] > epochs[0],
+        "new epoch {} > old {}",
+        epochs[1],
+        epochs[0]
+    );
+    // The new registration came after the old session (last heartbeat <= crash) expired.
+    let accepted = event_times(&cluster.events, |k| {
+        matches!(k, EventKind::BrokerRegistered { broker: 2, .. })
+    })[1];
+    assert!(
+        accepted > crash - 2_000 + 9_000 && accepted <= crash + 9_000 + 2_300,
+        "accepted at {accepted}, crash at {crash}"
+    );
+    // Heartbeats of the dead incarnation's epoch never came back; the old epoch was fenced by the
+    // scan or superseded by the registration, never both unfenced.
+    let fenced = event_times(
+        &cluster.events,
+        |k| matches!(k, EventKind::BrokerFenced { broker: 2, epoch, reason: FenceReason::SessionExpired } if *epoch == epochs[0]),
+    );
+    assert!(fenced.len() <= 1);
+    Ok(())
+}
+
+#[test]
+fn controlled_shutdown_moves_leadership_before_the_broker_stops() -> turmoil::Result {
+    let mut cluster = Cluster::new(
+        ClusterSpec {
+            brokers: 3,
+            offsets_partitions: 3,
+            replication_factor: 3,
+            load_delay_ms: 0,
+        },
+        120,
+    );
+    let events = cluster.events.clone();
+    let control = cluster.control.clone();
+    cluster.sim.client("client", async move {
+        wait_running(&events, 3).await;
+        let (leader, _) = find_coordinator("broker-1", "g1").await;
+        control.ask(Action::ControlledShutdown(leader));
+        for _ in 0..200 {
+            if events.count(|e| e.node == leader && matches!(e.kind, EventKind::BrokerStopped)) == 1
+            {
+                let (now_leader, _) =
+                    find_coordinator(if leader == 1 { "broker-2" } else { "broker-1" }, "g1").await;
+                assert_ne!(now_leader, leader);
+                return Ok(());
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("the broker did not stop");
+    });
+    cluster.run()?;
+    let ev = cluster.events.events();
+    let pos = |f: &dyn Fn(&EventKind) -> bool| ev.iter().position(|e| f(&e.kind)).expect("event");
+    let leader = ev
+        .iter()
+        .find_map(|e| match e.kind {
+            EventKind::ControlledShutdownStarted { broker, .. } => Some(broker),
+            _ => None,
+        })
+        .unwrap();
+    let started = pos(&|k| matches!(k, EventKind::ControlledShutdownStarted { .. }));
+    let granted =
+        pos(&|k| matches!(k, EventKind::ShutdownGranted { broker, .. } if *broker == leader));
+    let stopped = pos(&|k| matches!(k, EventKind::BrokerStopped));
+    // Every partition the broker led moved in the controlled-shutdown batch, before the grant.
+    let moved: Vec<&coordinator::events::ClusterEvent> = ev[started.saturating_sub(10)..granted]
+        .iter()
+        .filter(|e| matches!(&e.kind, EventKind::PartitionChanged { isr, .. } if !isr.contains(&leader)))
+        .collect();
+    assert!(!moved.is_empty());
+    assert!(started < granted && granted < stopped);
+    // Its coordinators were unloaded before it stopped, and it was never fenced by expiry.
+    let unloaded = pos(&|k| matches!(k, EventKind::CoordinatorUnloaded { .. }));
+    assert!(unloaded < stopped);
+    assert!(!ev.iter().any(|e| matches!(e.kind, EventKind::BrokerFenced { broker, reason: FenceReason::SessionExpired, .. } if broker == leader)));
+    Ok(())
+}
+
+fn join_request(member: &str) -> StreamsGroupHeartbeatRequest {
+    StreamsGroupHeartbeatRequest::default()
+        .with_group_id(GroupId(s("app")))
+        .with_member_id(s(member))
+        .with_member_epoch(0)
+        .with_rebalance_timeout_ms(30_000)
+        .with_process_id(Some(s(member)))
+        .with_topology(Some(topology()))
+        .with_active_tasks(Some(Vec::new()))
+        .with_standby_tasks(Some(Vec::new()))
+        .with_warmup_tasks(Some(Vec::new()))
+}
+
+#[test]
+fn a_leader_cut_off_from_its_followers_times_out_writes_until_the_isr_shrinks() -> turmoil::Result {
+    let mut cluster = Cluster::new(
+        ClusterSpec {
+            brokers: 3,
+            offsets_partitions: 1,
+            replication_factor: 3,
+            load_delay_ms: 0,
+        },
+        240,
+    );
+    let events = cluster.events.clone();
+    let timings = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let t = timings.clone();
+    cluster.sim.client("client", async move {
+        wait_running(&events, 3).await;
+        let Response::CreateTopics(_) = call(
+            &client("broker-1"),
+            CreateTopicsRequest::default().with_topics(vec![
+                CreatableTopic::default()
+                    .with_name(TopicName(s("input")))
+                    .with_num_partitions(2)
+                    .with_replication_factor(1),
+            ]),
+            7,
+        )
+        .await
+        else {
+            panic!()
+        };
+        let (leader, _) = find_coordinator("broker-1", "app").await;
+        let leader_host = broker_host(leader);
+        streams_heartbeat(&leader_host, join_request("member-1")).await;
+        // Cut the leader off from both followers (the controller and the client still reach it).
+        for other in (1..=3).filter(|b| *b != leader) {
+            turmoil::partition(leader_host.as_str(), broker_host(other).as_str());
+        }
+        let c = client(&leader_host);
+        let start = now();
+        let r = c
+            .call(join_request("member-2").into(), 0, 20_000)
+            .await
+            .unwrap();
+        let Response::StreamsGroupHeartbeat(r) = r else {
+            panic!()
+        };
+        // The write could not reach the in-sync followers: it failed after offsets.commit.timeout.ms.
+        assert_eq!(r.error_code, ErrorCode::CoordinatorNotAvailable.code());
+        assert_eq!(r.error_message, None);
+        t.borrow_mut().push(now() - start);
+        // Once replica.lag.time.max.ms passed, the leader shrinks the ISR to itself and writes
+        // commit again.
+        let start = now();
+        loop {
+            let r = c
+                .call(join_request("member-3").into(), 0, 20_000)
+                .await
+                .unwrap();
+            let Response::StreamsGroupHeartbeat(r) = r else {
+                panic!()
+            };
+            if r.error_code == 0 {
+                break;
+            }
+            assert_eq!(r.error_code, ErrorCode::CoordinatorNotAvailable.code());
+            assert!(now() - start < 60_000, "writes never resumed");
+        }
+        t.borrow_mut().push(now() - start);
+        Ok(())
+    });
+    cluster.run()?;
+    let timings = timings.borrow().clone();
+    // Measured from the client: the timeout is 5000 ms plus at most one round trip.
+    assert!(
+        (5_000..5_300).contains(&timings[0]),
+        "failed after {} ms",
+        timings[0]
+    );
+    let failed = cluster.events.count(
+        |e| matches!(&e.kind, EventKind::WriteFailed { error, .. } if error == "REQUEST_TIMED_OUT"),
+    );
+    assert!(failed >= 1);
+    let shrink = cluster
+        .events
+        .find(|e| matches!(&e.kind, EventKind::IsrChangeRequested { isr, .. } if isr.len() == 1));
+    assert!(shrink.is_some(), "the leader asked to shrink the ISR");
+    let shrunk = cluster.events.find(|e| {
+        matches!(&e.kind, EventKind::PartitionChanged { topic, isr, .. } if topic == GROUP_METADATA_TOPIC && isr.len() == 1)
+    });
+    assert!(shrunk.is_some(), "the controller shrank the ISR");
+    Ok(())
+}
+
+fn boot_and_crash_events() -> Vec<String> {
+    let mut cluster = Cluster::new(
+        ClusterSpec {
+            brokers: 3,
+            offsets_partitions: 3,
+            replication_factor: 3,
+            load_delay_ms: 100,
+        },
+        60,
+    );
+    let events = cluster.events.clone();
+    let control = cluster.control.clone();
+    cluster.sim.client("client", async move {
+        wait_running(&events, 3).await;
+        let (leader, _) = find_coordinator("broker-1", "app").await;
+        streams_heartbeat(&broker_host(leader), join_request("m")).await;
+        control.ask(Action::Crash(broker_host(leader)));
+        tokio::time::sleep(std::time::Duration::from_millis(15_000)).await;
+        Ok(())
+    });
+    cluster.run().unwrap();
+    cluster
+        .events
+        .events()
+        .iter()
+        .map(|e| serde_json::to_string(e).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_same_seed_gives_the_same_event_log() {
+    let a = boot_and_crash_events();
+    let b = boot_and_crash_events();
+    assert!(a.len() > 50, "{} events", a.len());
+    assert_eq!(a, b);
+}
