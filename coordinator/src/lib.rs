@@ -12,6 +12,7 @@ pub mod controller;
 pub mod error;
 pub mod events;
 pub mod group;
+pub mod group_admin;
 pub mod net;
 pub mod offsets;
 pub mod records;

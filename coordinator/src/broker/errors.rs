@@ -25,8 +25,8 @@ pub struct OperationError {
     pub code: ErrorCode,
     /// The exception's message (Kafka's `Errors.X.exception()` carries the default message).
     pub message: Option<String>,
-    /// The group coordinator service is not started: the api's "not active" answer, which is
-    /// COORDINATOR_NOT_AVAILABLE without a message (and JoinGroup echoes the member id).
+    /// An answer of the service itself rather than of the runtime (not started, or a request
+    /// check before routing): no message, not remapped, and JoinGroup echoes the member id.
     pub not_active: bool,
 }
 
@@ -93,6 +93,8 @@ pub fn error_response(request: &Request, version: i16, error: &OperationError) -
             if error.not_active {
                 resp = resp.with_member_id(r.member_id.clone());
             }
+            // JoinGroupResponse(data, version): from v7 an empty protocol name is sent as null.
+            resp.protocol_name = if version >= 7 { None } else { Some(sb("")) };
             resp.into()
         }
         Request::SyncGroup(_) => SyncGroupResponse::default().with_error_code(c).into(),

@@ -73,6 +73,9 @@ impl<N: Net> Node<N> {
         ctx: &RequestContext,
     ) -> Response {
         let partitions = self.core.borrow().runtime.num_partitions;
+        if let Some(response) = self.precheck(&request, version) {
+            return response;
+        }
         if let Some(group) = single_group(&request) {
             let p = partition_for(group, partitions);
             return self.run_on_partition(p, request, version, ctx, false).await;
@@ -96,6 +99,48 @@ impl<N: Net> Node<N> {
                 )
             }
         }
+    }
+
+    /// The checks `GroupCoordinatorService` makes before routing a classic request (so a bad
+    /// request is refused the same way on every broker): an inactive service, an empty group id,
+    /// a JoinGroup session timeout outside the configured bounds.
+    fn precheck(&self, request: &Request, version: i16) -> Option<Response> {
+        let classic = matches!(
+            request,
+            Request::JoinGroup(_)
+                | Request::SyncGroup(_)
+                | Request::Heartbeat(_)
+                | Request::LeaveGroup(_)
+        );
+        if !classic {
+            return None;
+        }
+        if !self.core.borrow().runtime.started {
+            return Some(error_response(
+                request,
+                version,
+                &OperationError::not_active(),
+            ));
+        }
+        let group_empty = single_group(request).is_some_and(str::is_empty);
+        let bad_session = match request {
+            Request::JoinGroup(r) => {
+                let c = &self.config.shard.classic;
+                r.session_timeout_ms < c.min_session_timeout_ms
+                    || r.session_timeout_ms > c.max_session_timeout_ms
+            }
+            _ => false,
+        };
+        let code = if group_empty {
+            ErrorCode::InvalidGroupId
+        } else if bad_session {
+            ErrorCode::InvalidSessionTimeout
+        } else {
+            return None;
+        };
+        let mut error = OperationError::not_active();
+        error.code = code;
+        Some(error_response(request, version, &error))
     }
 
     /// Runs `request` on the coordinator of partition `p` and waits for its answer.

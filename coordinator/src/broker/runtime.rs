@@ -173,17 +173,33 @@ fn replay_log(shard: &mut Shard, batches: &[Batch]) -> Result<usize, String> {
     Ok(n)
 }
 
-/// Attaches a transactional batch's producer to its records (the shard's transactional offset
-/// commits know their producer).
+/// Attaches a transactional batch's producer to its offset commits (the shard keeps
+/// transactional commits pending per producer).
 fn with_producer(record: Record, producer: Option<(i64, i16)>) -> Record {
-    let _ = producer;
-    record
+    match (record, producer) {
+        (Record::OffsetCommit { key, value }, Some((producer_id, producer_epoch))) => {
+            Record::TxnOffsetCommit {
+                producer_id,
+                producer_epoch,
+                key,
+                value,
+            }
+        }
+        (record, _) => record,
+    }
 }
 
-/// The producer of a write whose records are transactional, if any.
+/// The producer of a write whose records are transactional (written as a transactional batch,
+/// as Kafka's runtime writes a TxnOffsetCommit), if any.
 fn producer_of(records: &[Record]) -> Option<(i64, i16)> {
-    let _ = records;
-    None
+    records.iter().find_map(|r| match r {
+        Record::TxnOffsetCommit {
+            producer_id,
+            producer_epoch,
+            ..
+        } => Some((*producer_id, *producer_epoch)),
+        _ => None,
+    })
 }
 
 impl<N: Net> Node<N> {

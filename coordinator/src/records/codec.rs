@@ -36,7 +36,12 @@ pub fn serialize(record: &Record) -> RecordBytes {
     key.i16(record.record_type());
     let mut value = Writer::new();
     let has_value = match record {
-        Record::OffsetCommit { key: k, value: v } => {
+        // A transactional commit is an ordinary OffsetCommit record; its producer is carried by
+        // the (transactional) record batch around it.
+        Record::OffsetCommit { key: k, value: v }
+        | Record::TxnOffsetCommit {
+            key: k, value: v, ..
+        } => {
             write_offset_key(&mut key, k);
             v.as_ref()
                 .map(|v| write_offset_value(&mut value, v))
