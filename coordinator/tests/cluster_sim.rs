@@ -645,3 +645,225 @@ fn the_same_seed_gives_the_same_event_log() {
     assert!(a.len() > 50, "{} events", a.len());
     assert_eq!(a, b);
 }
+
+use bytes::Bytes;
+use protocol::messages::join_group_request::JoinGroupRequestProtocol;
+use protocol::messages::offset_commit_request::{
+    OffsetCommitRequestPartition, OffsetCommitRequestTopic,
+};
+use protocol::messages::offset_fetch_request::OffsetFetchRequestTopic;
+use protocol::messages::sync_group_request::SyncGroupRequestAssignment;
+use protocol::messages::{
+    DescribeGroupsRequest, HeartbeatRequest, JoinGroupRequest, OffsetCommitRequest,
+    OffsetFetchRequest, SyncGroupRequest,
+};
+
+/// Sends a classic request to the coordinator of `group`, rediscovering it after retriable
+/// coordinator errors or lost connections.
+async fn to_coordinator(
+    group: &str,
+    request: Request,
+    version: i16,
+    error_of: fn(&Response) -> i16,
+) -> Response {
+    let mut coordinator = None;
+    for _ in 0..400 {
+        let host = match coordinator {
+            Some(h) => h,
+            None => {
+                let (c, _) = find_coordinator("broker-1", group).await;
+                coordinator = Some(c);
+                c
+            }
+        };
+        match client(&broker_host(host))
+            .call(request.clone(), version, 10_000)
+            .await
+        {
+            Ok(r) => {
+                let code = error_of(&r);
+                match ErrorCode::from_code(code) {
+                    Some(ErrorCode::NotCoordinator) | Some(ErrorCode::CoordinatorNotAvailable) => {
+                        coordinator = None
+                    }
+                    Some(ErrorCode::CoordinatorLoadInProgress) => {}
+                    _ => return r,
+                }
+            }
+            Err(_) => coordinator = None,
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    panic!("no answer from the coordinator of {group}");
+}
+
+use protocol::Request;
+
+#[test]
+fn committed_offsets_and_a_static_member_survive_the_coordinator_crash() -> turmoil::Result {
+    let mut cluster = Cluster::new(
+        ClusterSpec {
+            brokers: 3,
+            offsets_partitions: 3,
+            replication_factor: 3,
+            load_delay_ms: 100,
+        },
+        240,
+    );
+    let events = cluster.events.clone();
+    let control = cluster.control.clone();
+    cluster.sim.client("client", async move {
+        wait_running(&events, 3).await;
+        let Response::CreateTopics(ct) = call(
+            &client("broker-1"),
+            CreateTopicsRequest::default().with_topics(vec![
+                CreatableTopic::default()
+                    .with_name(TopicName(s("input")))
+                    .with_num_partitions(2)
+                    .with_replication_factor(3),
+            ]),
+            7,
+        )
+        .await
+        else {
+            panic!()
+        };
+        assert_eq!(ct.topics[0].error_code, 0);
+        let (old, _) = find_coordinator("broker-1", "cg").await;
+        let join = JoinGroupRequest::default()
+            .with_group_id(GroupId(s("cg")))
+            .with_session_timeout_ms(30_000)
+            .with_rebalance_timeout_ms(60_000)
+            .with_member_id(s(""))
+            .with_group_instance_id(Some(s("inst-1")))
+            .with_protocol_type(s("consumer"))
+            .with_protocols(vec![
+                JoinGroupRequestProtocol::default()
+                    .with_name(s("range"))
+                    .with_metadata(Bytes::from_static(&[0, 1, 2])),
+            ]);
+        // A static member joins directly (no MEMBER_ID_REQUIRED); the join waits out the
+        // initial rebalance delay and makes it the leader.
+        let Response::JoinGroup(j) = call(&client(&broker_host(old)), join, 5).await else {
+            panic!()
+        };
+        assert_eq!(j.error_code, 0);
+        assert_eq!(j.leader, j.member_id);
+        let (member, generation) = (j.member_id.clone(), j.generation_id);
+        let sync = SyncGroupRequest::default()
+            .with_group_id(GroupId(s("cg")))
+            .with_generation_id(generation)
+            .with_member_id(member.clone())
+            .with_group_instance_id(Some(s("inst-1")))
+            .with_assignments(vec![
+                SyncGroupRequestAssignment::default()
+                    .with_member_id(member.clone())
+                    .with_assignment(Bytes::from_static(&[9, 9])),
+            ]);
+        let Response::SyncGroup(sg) = call(&client(&broker_host(old)), sync, 3).await else {
+            panic!()
+        };
+        assert_eq!(sg.error_code, 0);
+        assert_eq!(&sg.assignment[..], &[9, 9]);
+        let commit = OffsetCommitRequest::default()
+            .with_group_id(GroupId(s("cg")))
+            .with_generation_id_or_member_epoch(generation)
+            .with_member_id(member.clone())
+            .with_group_instance_id(Some(s("inst-1")))
+            .with_topics(vec![
+                OffsetCommitRequestTopic::default()
+                    .with_name(TopicName(s("input")))
+                    .with_partitions(vec![
+                        OffsetCommitRequestPartition::default()
+                            .with_partition_index(0)
+                            .with_committed_offset(42)
+                            .with_committed_metadata(Some(s("m0"))),
+                        OffsetCommitRequestPartition::default()
+                            .with_partition_index(1)
+                            .with_committed_offset(43)
+                            .with_committed_metadata(Some(s("m1"))),
+                    ]),
+            ]);
+        let Response::OffsetCommit(oc) = call(&client(&broker_host(old)), commit, 8).await else {
+            panic!()
+        };
+        assert!(
+            oc.topics[0].partitions.iter().all(|p| p.error_code == 0),
+            "{oc:?}"
+        );
+
+        control.ask(Action::Crash(broker_host(old)));
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+
+        // The committed offsets are readable from the new coordinator.
+        let fetch = OffsetFetchRequest::default()
+            .with_group_id(GroupId(s("cg")))
+            .with_topics(Some(vec![
+                OffsetFetchRequestTopic::default()
+                    .with_name(TopicName(s("input")))
+                    .with_partition_indexes(vec![0, 1]),
+            ]));
+        let Response::OffsetFetch(of) = to_coordinator("cg", fetch.into(), 7, |r| match r {
+            Response::OffsetFetch(f) => f.error_code,
+            _ => -1,
+        })
+        .await
+        else {
+            panic!()
+        };
+        let (new, _) = find_coordinator("broker-1", "cg").await;
+        assert_ne!(new, old);
+        let got: Vec<(i32, i64, String)> = of.topics[0]
+            .partitions
+            .iter()
+            .map(|p| {
+                (
+                    p.partition_index,
+                    p.committed_offset,
+                    p.metadata
+                        .as_ref()
+                        .map(|m| m.to_string())
+                        .unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(got, vec![(0, 42, "m0".into()), (1, 43, "m1".into())]);
+        // The static member keeps its member id and generation on the new coordinator.
+        let hb = HeartbeatRequest::default()
+            .with_group_id(GroupId(s("cg")))
+            .with_generation_id(generation)
+            .with_member_id(member.clone())
+            .with_group_instance_id(Some(s("inst-1")));
+        let Response::Heartbeat(h) = call(&client(&broker_host(new)), hb, 4).await else {
+            panic!()
+        };
+        assert_eq!(h.error_code, 0);
+        let Response::DescribeGroups(d) = call(
+            &client(&broker_host(new)),
+            DescribeGroupsRequest::default().with_groups(vec![GroupId(s("cg"))]),
+            5,
+        )
+        .await
+        else {
+            panic!()
+        };
+        let g = &d.groups[0];
+        assert_eq!(
+            (
+                g.error_code,
+                g.group_state.as_str(),
+                g.protocol_data.as_str()
+            ),
+            (0, "Stable", "range")
+        );
+        assert_eq!(g.members.len(), 1);
+        assert_eq!(g.members[0].member_id, member);
+        assert_eq!(
+            g.members[0].group_instance_id.as_ref().map(|i| i.as_str()),
+            Some("inst-1")
+        );
+        assert_eq!(&g.members[0].member_assignment[..], &[9, 9]);
+        Ok(())
+    });
+    cluster.run()
+}
