@@ -4,13 +4,16 @@ Usage: check_serve.py HOST:PORT   (the server runs with a topic t1 of 2 partitio
 
 * kafka-python 3.0.12 (pure Python, codec generated from Kafka's JSON schemas): ApiVersions
   negotiation, Metadata (describe_cluster, list_topics, describe_topics) and FindCoordinator.
-* confluent-kafka 2.16.1 / librdkafka 2.16.0: ApiVersions + Metadata (list_topics), and the
-  feature check librdkafka makes before it fetches (Produce >= 3 and Fetch >= 4 advertised).
+* confluent-kafka 2.16.1 / librdkafka 2.16.0: ApiVersions + Metadata (list_topics).
+* Both: a classic static member (group.instance.id) joins, is assigned both partitions of t1,
+  commits an offset and reads it back (librdkafka only fetches, and so only runs its consumer
+  loop, when the broker advertises Produce >= 3 and Fetch >= 4).
 
 Prints one line per check and exits 1 on the first failure.
 """
 
 import sys
+import time
 
 ADDR = sys.argv[1]
 HOST, PORT = ADDR.rsplit(":", 1)
@@ -90,7 +93,89 @@ def confluent():
     check("librdkafka list_topics: __consumer_offsets exists", internal is not None and internal.error is None, internal)
 
 
+def wait_assignment(poll, assignment, what, seconds=30):
+    deadline = time.time() + seconds
+    while not assignment():
+        check(f"{what} is assigned within {seconds} s", time.time() < deadline, "timed out")
+        poll()
+    return assignment()
+
+
+def kafka_python_static_member():
+    from kafka import KafkaConsumer, KafkaAdminClient, TopicPartition
+    from kafka.structs import OffsetAndMetadata
+
+    c = KafkaConsumer(
+        "t1",
+        bootstrap_servers=ADDR,
+        group_id="py-static",
+        group_instance_id="py-1",
+        enable_auto_commit=False,
+        auto_offset_reset="earliest",
+        session_timeout_ms=10000,
+        heartbeat_interval_ms=1000,
+        client_id="regroup-conformance",
+    )
+    try:
+        assigned = wait_assignment(lambda: c.poll(timeout_ms=200), c.assignment, "kafka-python static member")
+        check(
+            "kafka-python static member owns t1-0 and t1-1",
+            assigned == {TopicPartition("t1", 0), TopicPartition("t1", 1)},
+            assigned,
+        )
+        c.commit({TopicPartition("t1", 0): OffsetAndMetadata(5, "py", -1)})
+        got = c.committed(TopicPartition("t1", 0))
+        check("kafka-python reads its committed offset back", got == 5, got)
+    finally:
+        c.close()
+    admin = KafkaAdminClient(bootstrap_servers=ADDR, client_id="regroup-conformance")
+    try:
+        group = admin.describe_groups(["py-static"])["py-static"]
+        members = group["members"]
+        check(
+            "kafka-python describe_groups: the static member stays after close (no LeaveGroup)",
+            group["error"] is None
+            and group["group_state"] == "Stable"
+            and len(members) == 1
+            and members[0]["group_instance_id"] == "py-1",
+            group,
+        )
+    finally:
+        admin.close()
+
+
+def confluent_static_member():
+    from confluent_kafka import Consumer, TopicPartition
+
+    c = Consumer(
+        {
+            "bootstrap.servers": ADDR,
+            "group.id": "rd-static",
+            "group.instance.id": "rd-1",
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+            "session.timeout.ms": 10000,
+            "client.id": "regroup-conformance",
+        }
+    )
+    try:
+        c.subscribe(["t1"])
+        assigned = wait_assignment(lambda: c.poll(0.2), c.assignment, "librdkafka static member")
+        check(
+            "librdkafka static member owns t1-0 and t1-1",
+            sorted((tp.topic, tp.partition) for tp in assigned) == [("t1", 0), ("t1", 1)],
+            assigned,
+        )
+        c.commit(offsets=[TopicPartition("t1", 1, 7)], asynchronous=False)
+        (got,) = c.committed([TopicPartition("t1", 1)], timeout=10)
+        check("librdkafka reads its committed offset back", got.offset == 7 and got.error is None, got)
+    finally:
+        c.close()
+
+
 if __name__ == "__main__":
     kafka_python()
     confluent()
+    kafka_python_static_member()
+    confluent_static_member()
     print("all checks passed")

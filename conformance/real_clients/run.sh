@@ -39,7 +39,8 @@ fi
 log="$(mktemp)"
 out="$(mktemp)"
 "$regroup" serve --listen 127.0.0.1:0 --topic t1:2 \
-    --config group.streams.initial.rebalance.delay.ms=0 >"$out" 2>"$log" &
+    --config group.streams.initial.rebalance.delay.ms=0 \
+    --config group.initial.rebalance.delay.ms=0 >"$out" 2>"$log" &
 pid=$!
 cleanup() {
     kill -INT "$pid" 2>/dev/null || true

@@ -7,16 +7,26 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use coordinator::rpc::RpcClient;
 use protocol::messages::fetch_request::{FetchPartition, FetchTopic};
+use protocol::messages::join_group_request::JoinGroupRequestProtocol;
 use protocol::messages::list_offsets_request::{ListOffsetsPartition, ListOffsetsTopic};
 use protocol::messages::metadata_request::MetadataRequestTopic;
+use protocol::messages::offset_commit_request::{
+    OffsetCommitRequestPartition, OffsetCommitRequestTopic,
+};
+use protocol::messages::offset_fetch_request::{OffsetFetchRequestGroup, OffsetFetchRequestTopics};
 use protocol::messages::produce_request::{PartitionProduceData, TopicProduceData};
 use protocol::messages::streams_group_heartbeat_request as sreq;
+use protocol::messages::sync_group_request::SyncGroupRequestAssignment;
 use protocol::messages::{
     ApiVersionsRequest, FetchRequest, FindCoordinatorRequest, GroupId, ListOffsetsRequest,
     MetadataRequest, ProduceRequest, StrBytes, StreamsGroupDescribeRequest,
     StreamsGroupHeartbeatRequest, TopicName,
+};
+use protocol::messages::{
+    HeartbeatRequest, JoinGroupRequest, OffsetCommitRequest, OffsetFetchRequest, SyncGroupRequest,
 };
 use protocol::net::TokioNet;
 use protocol::{ErrorCode, Request, Response};
@@ -135,7 +145,12 @@ async fn api_versions_ok(c: &RpcClient<TokioNet>) {
 
 #[test]
 fn serve_answers_clients_and_survives_bad_frames() {
-    let mut server = Server::start(&["--config", "group.streams.initial.rebalance.delay.ms=0"]);
+    let mut server = Server::start(&[
+        "--config",
+        "group.streams.initial.rebalance.delay.ms=0",
+        "--config",
+        "group.initial.rebalance.delay.ms=0",
+    ]);
     let addr = server.addr.clone();
     let rt = runtime();
     rt.block_on(async {
@@ -370,6 +385,130 @@ fn serve_answers_clients_and_survives_bad_frames() {
         };
         assert_eq!(d.groups[0].members.len(), 1);
         assert_eq!(d.groups[0].members[0].member_epoch, hb.member_epoch);
+
+        // A classic static member joins (no MEMBER_ID_REQUIRED), syncs, heartbeats, commits and
+        // reads its offsets back; a dynamic member without a member id is asked for one.
+        let join = JoinGroupRequest::default()
+            .with_group_id(GroupId(s("cg")))
+            .with_session_timeout_ms(10_000)
+            .with_rebalance_timeout_ms(30_000)
+            .with_member_id(s(""))
+            .with_group_instance_id(Some(s("inst-1")))
+            .with_protocol_type(s("consumer"))
+            .with_protocols(vec![
+                JoinGroupRequestProtocol::default()
+                    .with_name(s("range"))
+                    .with_metadata(Bytes::from_static(&[1])),
+            ]);
+        let Response::JoinGroup(j) = call(&c, join, 7).await else {
+            panic!()
+        };
+        assert_eq!(j.error_code, 0);
+        assert_eq!(j.generation_id, 1);
+        assert_eq!(j.leader, j.member_id);
+        assert_eq!(j.protocol_name.as_ref().map(|p| p.as_str()), Some("range"));
+        assert_eq!(j.members.len(), 1);
+        assert_eq!(
+            j.members[0].group_instance_id.as_ref().map(|i| i.as_str()),
+            Some("inst-1")
+        );
+        let member = j.member_id.clone();
+        let Response::SyncGroup(sg) = call(
+            &c,
+            SyncGroupRequest::default()
+                .with_group_id(GroupId(s("cg")))
+                .with_generation_id(1)
+                .with_member_id(member.clone())
+                .with_group_instance_id(Some(s("inst-1")))
+                .with_protocol_type(Some(s("consumer")))
+                .with_protocol_name(Some(s("range")))
+                .with_assignments(vec![
+                    SyncGroupRequestAssignment::default()
+                        .with_member_id(member.clone())
+                        .with_assignment(Bytes::from_static(&[7])),
+                ]),
+            5,
+        )
+        .await
+        else {
+            panic!()
+        };
+        assert_eq!((sg.error_code, &sg.assignment[..]), (0, &[7u8][..]));
+        let Response::Heartbeat(h) = call(
+            &c,
+            HeartbeatRequest::default()
+                .with_group_id(GroupId(s("cg")))
+                .with_generation_id(1)
+                .with_member_id(member.clone())
+                .with_group_instance_id(Some(s("inst-1"))),
+            4,
+        )
+        .await
+        else {
+            panic!()
+        };
+        assert_eq!(h.error_code, 0);
+        let Response::OffsetCommit(oc) = call(
+            &c,
+            OffsetCommitRequest::default()
+                .with_group_id(GroupId(s("cg")))
+                .with_generation_id_or_member_epoch(1)
+                .with_member_id(member.clone())
+                .with_group_instance_id(Some(s("inst-1")))
+                .with_topics(vec![
+                    OffsetCommitRequestTopic::default()
+                        .with_name(TopicName(s("orders")))
+                        .with_partitions(vec![
+                            OffsetCommitRequestPartition::default()
+                                .with_partition_index(2)
+                                .with_committed_offset(17),
+                        ]),
+                ]),
+            8,
+        )
+        .await
+        else {
+            panic!()
+        };
+        assert_eq!(oc.topics[0].partitions[0].error_code, 0);
+        let Response::OffsetFetch(of) = call(
+            &c,
+            OffsetFetchRequest::default().with_groups(vec![
+                OffsetFetchRequestGroup::default()
+                    .with_group_id(GroupId(s("cg")))
+                    .with_topics(Some(vec![
+                        OffsetFetchRequestTopics::default()
+                            .with_name(TopicName(s("orders")))
+                            .with_partition_indexes(vec![2]),
+                    ])),
+            ]),
+            8,
+        )
+        .await
+        else {
+            panic!()
+        };
+        let p = &of.groups[0].topics[0].partitions[0];
+        assert_eq!((p.error_code, p.committed_offset), (0, 17));
+        let Response::JoinGroup(dynamic) = call(
+            &c,
+            JoinGroupRequest::default()
+                .with_group_id(GroupId(s("dyn")))
+                .with_session_timeout_ms(10_000)
+                .with_rebalance_timeout_ms(30_000)
+                .with_member_id(s(""))
+                .with_protocol_type(s("consumer"))
+                .with_protocols(vec![
+                    JoinGroupRequestProtocol::default().with_name(s("range")),
+                ]),
+            7,
+        )
+        .await
+        else {
+            panic!()
+        };
+        assert_eq!(dynamic.error_code, ErrorCode::MemberIdRequired.code());
+        assert!(!dynamic.member_id.is_empty());
 
         // Bad input closes only its own connection.
         // Unknown api key 999 (header v2 shape).
