@@ -370,6 +370,8 @@ fn a_crashed_broker_restarting_quickly_is_refused_until_its_session_expires() ->
     let at = crashed_at.clone();
     cluster.sim.client("client", async move {
         wait_running(&events, 3).await;
+        // Create __consumer_offsets (replicated on all three brokers).
+        find_coordinator("broker-1", "g1").await;
         tokio::time::sleep(std::time::Duration::from_millis(3_000)).await;
         at.set(now());
         control.ask(Action::Crash("broker-2".into()));
@@ -389,10 +391,20 @@ fn a_crashed_broker_restarting_quickly_is_refused_until_its_session_expires() ->
                         }
                     )
             });
-            if registered == 2 && running == 2 {
+            // Back in every ISR: the leaders asked the controller to add the caught-up replica.
+            let rejoined = events.count(|e| {
+                matches!(&e.kind, EventKind::PartitionChanged { topic, isr, .. }
+                    if topic == GROUP_METADATA_TOPIC && isr.len() == 3 && e.at_ms - EPOCH_MS > at.get())
+            });
+            if registered == 2 && running == 2 && rejoined == 3 {
                 return Ok(());
             }
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        for e in events.events() {
+            if !matches!(e.kind, EventKind::MetadataApplied { .. }) {
+                eprintln!("{}", serde_json::to_string(&e).unwrap());
+            }
         }
         panic!("broker 2 did not come back");
     });
@@ -443,6 +455,13 @@ fn a_crashed_broker_restarting_quickly_is_refused_until_its_session_expires() ->
         |k| matches!(k, EventKind::BrokerFenced { broker: 2, epoch, reason: FenceReason::SessionExpired } if *epoch == epochs[0]),
     );
     assert!(fenced.len() <= 1);
+    let expansions = cluster.events.count(|e| {
+        matches!(&e.kind, EventKind::IsrChangeRequested { isr, .. } if isr.contains(&2) && isr.len() == 3)
+    });
+    assert_eq!(
+        expansions, 3,
+        "one ISR expansion per __consumer_offsets partition"
+    );
     Ok(())
 }
 

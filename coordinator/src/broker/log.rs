@@ -95,19 +95,24 @@ impl PartitionLog {
         }
     }
 
-    /// `LeaderEpochFileCache.endOffsetFor`: the largest epoch <= `epoch` this log knows and the
-    /// offset where it ends (the start of the next epoch, or the log end for the latest epoch);
-    /// (-1, -1) when the log knows no epoch that old.
+    /// `LeaderEpochFileCache.endOffsetFor`: for the latest epoch, (epoch, log end); for an older
+    /// one, the largest cached epoch <= it and the start of the next cached epoch; for an epoch
+    /// older than every cached one, (epoch, start of the first cached epoch); (-1, -1) when the
+    /// epoch is -1 or newer than the cache.
     pub fn end_offset_for_epoch(&self, epoch: i32) -> (i32, i64) {
-        let Some(idx) = self.epochs.iter().rposition(|(e, _)| *e <= epoch) else {
+        if epoch == -1 {
+            return (-1, -1);
+        }
+        if self.epochs.last().is_some_and(|(e, _)| *e == epoch) {
+            return (epoch, self.log_end_offset());
+        }
+        let Some((_, higher_start)) = self.epochs.iter().find(|(e, _)| *e > epoch) else {
             return (-1, -1);
         };
-        let found = self.epochs[idx].0;
-        let end = match self.epochs.get(idx + 1) {
-            Some((_, next_start)) => *next_start,
-            None => self.log_end_offset(),
-        };
-        (found, end)
+        match self.epochs.iter().rev().find(|(e, _)| *e <= epoch) {
+            Some((floor, _)) => (*floor, *higher_start),
+            None => (epoch, *higher_start),
+        }
     }
 
     /// Appends a leader's batch.
@@ -316,7 +321,13 @@ mod tests {
         assert_eq!(log.end_offset_for_epoch(1), (1, 2));
         assert_eq!(log.end_offset_for_epoch(2), (1, 2));
         assert_eq!(log.end_offset_for_epoch(3), (3, 4));
-        assert_eq!(log.end_offset_for_epoch(0), (-1, -1));
+        assert_eq!(log.end_offset_for_epoch(0), (0, 0), "older than the cache");
+        assert_eq!(
+            log.end_offset_for_epoch(4),
+            (-1, -1),
+            "newer than the cache"
+        );
+        assert_eq!(log.end_offset_for_epoch(-1), (-1, -1));
         log.set_high_watermark(10);
         assert_eq!(log.high_watermark(), 4);
         log.truncate_to(3);
