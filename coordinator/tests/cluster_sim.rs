@@ -886,3 +886,127 @@ fn committed_offsets_and_a_static_member_survive_the_coordinator_crash() -> turm
     });
     cluster.run()
 }
+
+#[test]
+fn a_zombie_leaders_unacknowledged_write_is_truncated_never_half_applied() -> turmoil::Result {
+    let mut cluster = Cluster::new(
+        ClusterSpec {
+            brokers: 3,
+            offsets_partitions: 1,
+            replication_factor: 3,
+            load_delay_ms: 0,
+        },
+        240,
+    );
+    let events = cluster.events.clone();
+    let handles = cluster.handles.clone();
+    cluster.sim.client("client", async move {
+        wait_running(&events, 3).await;
+        let Response::CreateTopics(_) = call(
+            &client("broker-1"),
+            CreateTopicsRequest::default().with_topics(vec![
+                CreatableTopic::default()
+                    .with_name(TopicName(s("input")))
+                    .with_num_partitions(2)
+                    .with_replication_factor(3),
+            ]),
+            7,
+        )
+        .await
+        else {
+            panic!()
+        };
+        let (zombie, _) = find_coordinator("broker-1", "app").await;
+        let zombie_host = broker_host(zombie);
+        let first = streams_heartbeat(&zombie_host, join_request("member-1")).await;
+        // Cut the leader off from the controller and the other brokers; the client still
+        // reaches it.
+        turmoil::partition(zombie_host.as_str(), "controller");
+        for other in (1..=3).filter(|b| *b != zombie) {
+            turmoil::partition(zombie_host.as_str(), broker_host(other).as_str());
+        }
+        // The zombie appends the join locally, cannot commit it, and times out.
+        let Response::StreamsGroupHeartbeat(r) = client(&zombie_host)
+            .call(join_request("zombie-member").into(), 0, 20_000)
+            .await
+            .unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(r.error_code, ErrorCode::CoordinatorNotAvailable.code());
+        // The controller fences it and another replica takes over; member-1 carries on there.
+        let survivor = broker_host(if zombie == 1 { 2 } else { 1 });
+        let new = loop {
+            let (c, _) = find_coordinator(&survivor, "app").await;
+            if c != zombie {
+                break c;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        };
+        let hb = StreamsGroupHeartbeatRequest::default()
+            .with_group_id(GroupId(s("app")))
+            .with_member_id(s("member-1"))
+            .with_member_epoch(first.member_epoch);
+        let r = streams_heartbeat(&broker_host(new), hb).await;
+        assert!(r.member_epoch >= first.member_epoch);
+        streams_heartbeat(&broker_host(new), join_request("member-2")).await;
+        // Heal the network: the zombie learns it lost leadership, truncates what nobody
+        // acknowledged and replicates from the new leader.
+        turmoil::repair(zombie_host.as_str(), "controller");
+        for other in (1..=3).filter(|b| *b != zombie) {
+            turmoil::repair(zombie_host.as_str(), broker_host(other).as_str());
+        }
+        for _ in 0..600 {
+            let truncated = events.count(|e| {
+                e.node == zombie && matches!(e.kind, EventKind::ReplicaTruncated { .. })
+            });
+            let logs = {
+                let h = handles.borrow();
+                let z = h[zombie as usize]
+                    .as_ref()
+                    .unwrap()
+                    .storage()
+                    .log(GROUP_METADATA_TOPIC, 0);
+                let n = h[new as usize]
+                    .as_ref()
+                    .unwrap()
+                    .storage()
+                    .log(GROUP_METADATA_TOPIC, 0);
+                z.map(|l| l.batches().to_vec()) == n.map(|l| l.batches().to_vec())
+            };
+            if truncated > 0 && logs {
+                let Response::StreamsGroupDescribe(d) = call(
+                    &client(&broker_host(new)),
+                    StreamsGroupDescribeRequest::default().with_group_ids(vec![GroupId(s("app"))]),
+                    0,
+                )
+                .await
+                else {
+                    panic!()
+                };
+                let mut members: Vec<String> = d.groups[0]
+                    .members
+                    .iter()
+                    .map(|m| m.member_id.to_string())
+                    .collect();
+                members.sort();
+                assert_eq!(
+                    members,
+                    vec!["member-1".to_string(), "member-2".to_string()]
+                );
+                return Ok(());
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        panic!("the zombie never converged with the new leader");
+    });
+    cluster.run()?;
+    // The zombie resigned (its pending write had already failed) and its coordinator unloaded.
+    assert!(
+        cluster
+            .events
+            .count(|e| matches!(e.kind, EventKind::CoordinatorUnloaded { .. }))
+            >= 1
+    );
+    Ok(())
+}
