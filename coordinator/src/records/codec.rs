@@ -1031,6 +1031,136 @@ mod tests {
         assert!(deserialize(&key.buf, None).is_err());
     }
 
+    /// Bytes printed by Kafka 4.4.0's own `GroupCoordinatorRecordSerde` (jshell with the released
+    /// kafka-group-coordinator, kafka-coordinator-common, kafka-server-common and kafka-clients
+    /// jars) for the same records.
+    #[test]
+    fn bytes_match_kafka_4_4_record_serde() {
+        let cases: Vec<(Record, &str, &str)> = vec![
+            (
+                Record::OffsetCommit {
+                    key: offset_key(),
+                    value: Some(OffsetCommitValue {
+                        offset: 42,
+                        leader_epoch: -1,
+                        metadata: "m".into(),
+                        commit_timestamp: 1000,
+                        expire_timestamp: None,
+                        topic_id: Uuid::from_u64_pair(1, 2),
+                    }),
+                },
+                "00010002673100017400000003",
+                "0004000000000000002affffffff026d00000000000003e801001000000000000000010000000000000002",
+            ),
+            (
+                Record::StreamsGroupMemberMetadata {
+                    key: StreamsMemberKey {
+                        group_id: "app".into(),
+                        member_id: "m".into(),
+                    },
+                    value: Some(StreamsGroupMemberMetadataValue {
+                        instance_id: None,
+                        rack_id: Some("r".into()),
+                        client_id: "c".into(),
+                        client_host: "/h".into(),
+                        rebalance_timeout_ms: 1000,
+                        topology_epoch: 0,
+                        process_id: "p".into(),
+                        user_endpoint: Some(Endpoint {
+                            host: "h".into(),
+                            port: 65535,
+                        }),
+                        client_tags: vec![KeyValue {
+                            key: "k".into(),
+                            value: "v".into(),
+                        }],
+                    }),
+                },
+                "0013000361707000016d",
+                "00000002720263032f68000003e8000000000270010268ffff0002026b02760000",
+            ),
+            (
+                Record::StreamsGroupCurrentMemberAssignment {
+                    key: StreamsMemberKey {
+                        group_id: "app".into(),
+                        member_id: "m".into(),
+                    },
+                    value: Some(StreamsGroupCurrentMemberAssignmentValue {
+                        member_epoch: 3,
+                        previous_member_epoch: 2,
+                        state: 1,
+                        active_tasks: vec![TaskIds {
+                            subtopology_id: "0".into(),
+                            partitions: vec![0, 1],
+                            assignment_epochs: Some(vec![3, 4]),
+                        }],
+                        standby_tasks: vec![],
+                        warmup_tasks: vec![],
+                        active_tasks_pending_revocation: vec![],
+                        standby_tasks_pending_revocation: vec![],
+                        warmup_tasks_pending_revocation: vec![],
+                    }),
+                },
+                "0016000361707000016d",
+                "0000000000030000000201020230030000000000000001010009030000000300000004010101010100",
+            ),
+            (
+                Record::StreamsGroupMetadata {
+                    key: StreamsGroupKey {
+                        group_id: "app".into(),
+                    },
+                    value: Some(StreamsGroupMetadataValue {
+                        epoch: 3,
+                        metadata_hash: -5,
+                        validated_topology_epoch: 0,
+                        last_assignment_configs: Some(vec![KeyValue {
+                            key: "num.standby.replicas".into(),
+                            value: "0".into(),
+                        }]),
+                        stored_description_topology_epoch: -1,
+                        failed_description_topology_epoch: 2,
+                    }),
+                },
+                "00110003617070",
+                "000000000003fffffffffffffffb03000400000000011902156e756d2e7374616e6462792e7265706c69636173023000030400000002",
+            ),
+            (
+                Record::GroupMetadata {
+                    key: GroupMetadataKey { group: "g".into() },
+                    value: Some(GroupMetadataValue {
+                        protocol_type: "consumer".into(),
+                        generation: 2,
+                        protocol: Some("range".into()),
+                        leader: None,
+                        current_state_timestamp: 77,
+                        members: vec![MemberMetadata {
+                            member_id: "m-1".into(),
+                            group_instance_id: Some("i".into()),
+                            client_id: "c".into(),
+                            client_host: "/127.0.0.1".into(),
+                            rebalance_timeout: 300_000,
+                            session_timeout: 45_000,
+                            subscription: vec![1, 2],
+                            assignment: vec![],
+                        }],
+                    }),
+                },
+                "0002000167",
+                "00030008636f6e73756d657200000002000572616e6765ffff000000000000004d0000000100036d2d31000169000163000a2f3132372e302e302e31000493e00000afc800000002010200000000",
+            ),
+        ];
+        for (record, key, value) in cases {
+            let bytes = round_trip(record.clone());
+            assert_eq!(hex(&bytes.key), key, "{}", record.type_name());
+            assert_eq!(
+                hex(bytes.value.as_ref().unwrap()),
+                value,
+                "{}",
+                record.type_name()
+            );
+        }
+    }
+
     fn hex(b: &[u8]) -> String {
         b.iter().map(|x| format!("{x:02x}")).collect()
     }
