@@ -1010,3 +1010,88 @@ fn a_zombie_leaders_unacknowledged_write_is_truncated_never_half_applied() -> tu
     );
     Ok(())
 }
+
+#[test]
+fn a_write_pending_when_its_coordinator_resigns_fails_with_not_coordinator() -> turmoil::Result {
+    // A commit timeout longer than the fencing delay, so the write is still pending when the
+    // cut-off leader learns it lost leadership (Kafka 4.4 fails it at unload, KAFKA-20634).
+    let mut cluster = Cluster::with_configs(
+        ClusterSpec::new(3, 1, 3),
+        240,
+        vec![("offsets.commit.timeout.ms".into(), "60000".into())],
+    );
+    let events = cluster.events.clone();
+    let answer = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let a = answer.clone();
+    cluster.sim.client("client", async move {
+        wait_running(&events, 3).await;
+        let Response::CreateTopics(_) = call(
+            &client("broker-1"),
+            CreateTopicsRequest::default().with_topics(vec![
+                CreatableTopic::default()
+                    .with_name(TopicName(s("input")))
+                    .with_num_partitions(2)
+                    .with_replication_factor(3),
+            ]),
+            7,
+        )
+        .await
+        else {
+            panic!()
+        };
+        let (zombie, _) = find_coordinator("broker-1", "app").await;
+        let zombie_host = broker_host(zombie);
+        streams_heartbeat(&zombie_host, join_request("member-1")).await;
+        turmoil::partition(zombie_host.as_str(), "controller");
+        for other in (1..=3).filter(|b| *b != zombie) {
+            turmoil::partition(zombie_host.as_str(), broker_host(other).as_str());
+        }
+        let pending = {
+            let zombie_host = zombie_host.clone();
+            tokio::task::spawn_local(async move {
+                let start = now();
+                let r = client(&zombie_host)
+                    .call(join_request("member-2").into(), 0, 60_000)
+                    .await
+                    .unwrap();
+                (r, now() - start)
+            })
+        };
+        // Wait for the controller to fence the zombie, then let it hear about it.
+        let survivor = broker_host(if zombie == 1 { 2 } else { 1 });
+        loop {
+            let (c, _) = find_coordinator(&survivor, "app").await;
+            if c != zombie {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        }
+        turmoil::repair(zombie_host.as_str(), "controller");
+        *a.borrow_mut() = Some(pending.await.unwrap());
+        Ok(())
+    });
+    cluster.run()?;
+    let (response, elapsed) = answer.borrow_mut().take().expect("answered");
+    let Response::StreamsGroupHeartbeat(r) = response else {
+        panic!()
+    };
+    assert_eq!(r.error_code, ErrorCode::NotCoordinator.code());
+    assert_eq!(
+        r.error_message.as_ref().map(|m| m.to_string()).as_deref(),
+        Some("This is not the correct coordinator.")
+    );
+    assert!(
+        elapsed > 9_000 && elapsed < 60_000,
+        "answered after {elapsed} ms"
+    );
+    // The join's write (and any timer write queued behind it) failed at unload, none timed out.
+    let failed = cluster.events.count(
+        |e| matches!(&e.kind, EventKind::WriteFailed { error, .. } if error == "NOT_COORDINATOR"),
+    );
+    assert!(failed >= 1);
+    let timed_out = cluster.events.count(
+        |e| matches!(&e.kind, EventKind::WriteFailed { error, .. } if error == "REQUEST_TIMED_OUT"),
+    );
+    assert_eq!(timed_out, 0);
+    Ok(())
+}

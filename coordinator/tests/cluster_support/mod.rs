@@ -113,6 +113,18 @@ pub struct ClusterSpec {
     pub load_delay_ms: u64,
 }
 
+impl ClusterSpec {
+    /// `brokers` brokers, `__consumer_offsets` with `partitions` partitions and `rf` replicas.
+    pub fn new(brokers: i32, partitions: i32, rf: i16) -> Self {
+        ClusterSpec {
+            brokers,
+            offsets_partitions: partitions,
+            replication_factor: rf,
+            load_delay_ms: 0,
+        }
+    }
+}
+
 /// A simulated cluster: controller, brokers, a client, and the shared state the test reads.
 pub struct Cluster {
     pub sim: turmoil::Sim<'static>,
@@ -121,8 +133,15 @@ pub struct Cluster {
     pub handles: Rc<RefCell<Vec<Option<BrokerHandle<TurmoilNet>>>>>,
 }
 
+/// Extra broker configs (`KEY=VALUE` by Kafka's names) for every broker of a cluster.
+pub type ExtraConfigs = Vec<(String, String)>;
+
 impl Cluster {
     pub fn new(spec: ClusterSpec, duration_s: u64) -> Self {
+        Self::with_configs(spec, duration_s, Vec::new())
+    }
+
+    pub fn with_configs(spec: ClusterSpec, duration_s: u64, extra: ExtraConfigs) -> Self {
         let mut sim = turmoil::Builder::new()
             .simulation_duration(Duration::from_secs(duration_s))
             .tick_duration(Duration::from_millis(1))
@@ -157,10 +176,12 @@ impl Cluster {
                 spec.replication_factor,
                 spec.load_delay_ms,
             );
+            let configs = extra.clone();
             sim.host(broker_host(id).as_str(), move || {
                 let storage = storage.clone();
                 let sink = s.clone();
                 let handles = h.clone();
+                let extra = configs.clone();
                 starts.set(starts.get() + 1);
                 let incarnation = starts.get();
                 async move {
@@ -170,6 +191,9 @@ impl Cluster {
                     config.offsets_topic_partitions = partitions;
                     config.offsets_topic_replication_factor = rf;
                     config.coordinator_load_delay_ms = delay;
+                    for (k, v) in &extra {
+                        config.set(k, v).expect("broker config");
+                    }
                     let handle = start_broker(TurmoilNet, config, storage, sink).await?;
                     handles.borrow_mut()[id as usize] = Some(handle.clone());
                     handle.wait_stopped().await;
