@@ -386,6 +386,70 @@ fn serve_answers_clients_and_survives_bad_frames() {
         assert_eq!(d.groups[0].members.len(), 1);
         assert_eq!(d.groups[0].members[0].member_epoch, hb.member_epoch);
 
+        // A topology with a changelog topic: the coordinator asks for it (MISSING_INTERNAL_TOPICS)
+        // and the broker creates it with the source topic's partition count.
+        let join2 = StreamsGroupHeartbeatRequest::default()
+            .with_group_id(GroupId(s("app2")))
+            .with_member_id(s("m-2"))
+            .with_member_epoch(0)
+            .with_rebalance_timeout_ms(30_000)
+            .with_process_id(Some(s("p-2")))
+            .with_topology(Some(
+                sreq::Topology::default().with_subtopologies(vec![
+                    sreq::Subtopology::default()
+                        .with_subtopology_id(s("0"))
+                        .with_source_topics(vec![TopicName(s("orders"))])
+                        .with_state_changelog_topics(vec![
+                            sreq::TopicInfo::default()
+                                .with_name(TopicName(s("app2-store-changelog"))),
+                        ]),
+                ]),
+            ))
+            .with_active_tasks(Some(Vec::new()))
+            .with_standby_tasks(Some(Vec::new()))
+            .with_warmup_tasks(Some(Vec::new()));
+        let Response::StreamsGroupHeartbeat(hb2) = call(&c, join2, 0).await else {
+            panic!()
+        };
+        assert_eq!(hb2.error_code, 0);
+        let statuses: Vec<i8> = hb2
+            .status
+            .iter()
+            .flatten()
+            .map(|st| st.status_code)
+            .collect();
+        assert!(
+            statuses.contains(&3),
+            "MISSING_INTERNAL_TOPICS in {statuses:?}"
+        );
+        let mut created = None;
+        for _ in 0..100 {
+            let Response::Metadata(md) = call(
+                &c,
+                MetadataRequest::default()
+                    .with_topics(Some(vec![
+                        MetadataRequestTopic::default()
+                            .with_name(Some(TopicName(s("app2-store-changelog")))),
+                    ]))
+                    .with_allow_auto_topic_creation(false),
+                12,
+            )
+            .await
+            else {
+                panic!()
+            };
+            if md.topics[0].error_code == 0 {
+                created = Some(md.topics[0].partitions.len());
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(
+            created,
+            Some(3),
+            "the changelog topic was created with 3 partitions"
+        );
+
         // A classic static member joins (no MEMBER_ID_REQUIRED), syncs, heartbeats, commits and
         // reads its offsets back; a dynamic member without a member id is asked for one.
         let join = JoinGroupRequest::default()
