@@ -394,8 +394,7 @@ fn serve_answers_clients_and_survives_bad_frames() {
             .with_member_epoch(0)
             .with_rebalance_timeout_ms(30_000)
             .with_process_id(Some(s("p-2")))
-            .with_topology(Some(
-                sreq::Topology::default().with_subtopologies(vec![
+            .with_topology(Some(sreq::Topology::default().with_subtopologies(vec![
                     sreq::Subtopology::default()
                         .with_subtopology_id(s("0"))
                         .with_source_topics(vec![TopicName(s("orders"))])
@@ -403,8 +402,7 @@ fn serve_answers_clients_and_survives_bad_frames() {
                             sreq::TopicInfo::default()
                                 .with_name(TopicName(s("app2-store-changelog"))),
                         ]),
-                ]),
-            ))
+                ])))
             .with_active_tasks(Some(Vec::new()))
             .with_standby_tasks(Some(Vec::new()))
             .with_warmup_tasks(Some(Vec::new()));

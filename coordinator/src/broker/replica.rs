@@ -329,28 +329,37 @@ impl<N: Net> Node<N> {
                     has_data = true;
                     continue;
                 }
-                let log = self
-                    .storage
-                    .log(GROUP_METADATA_TOPIC, p)
-                    .unwrap_or_default();
-                let leo = log.log_end_offset();
+                // Read what this fetch needs without copying the log.
+                let (leo, hwm, divergence, bytes) =
+                    self.storage.with_log(GROUP_METADATA_TOPIC, p, |log| {
+                        let leo = log.log_end_offset();
+                        let divergence = (fp.last_fetched_epoch >= 0)
+                            .then(|| log.end_offset_for_epoch(fp.last_fetched_epoch))
+                            .filter(|(epoch, end)| {
+                                *epoch < fp.last_fetched_epoch || *end < fp.fetch_offset
+                            });
+                        let bytes = (divergence.is_none()
+                            && fp.fetch_offset >= 0
+                            && fp.fetch_offset < leo)
+                            .then(|| {
+                                log.read(fp.fetch_offset, fp.partition_max_bytes.max(1) as usize)
+                            });
+                        (leo, log.high_watermark(), divergence, bytes)
+                    });
                 pd = pd
-                    .with_high_watermark(log.high_watermark())
-                    .with_last_stable_offset(log.high_watermark())
+                    .with_high_watermark(hwm)
+                    .with_last_stable_offset(hwm)
                     .with_log_start_offset(0);
-                if fp.last_fetched_epoch >= 0 {
-                    let (epoch, end) = log.end_offset_for_epoch(fp.last_fetched_epoch);
-                    if epoch < fp.last_fetched_epoch || end < fp.fetch_offset {
-                        partitions.push(
-                            pd.with_diverging_epoch(
-                                EpochEndOffset::default()
-                                    .with_epoch(epoch)
-                                    .with_end_offset(end),
-                            ),
-                        );
-                        has_data = true;
-                        continue;
-                    }
+                if let Some((epoch, end)) = divergence {
+                    partitions.push(
+                        pd.with_diverging_epoch(
+                            EpochEndOffset::default()
+                                .with_epoch(epoch)
+                                .with_end_offset(end),
+                        ),
+                    );
+                    has_data = true;
+                    continue;
                 }
                 if fp.fetch_offset > leo || fp.fetch_offset < 0 {
                     partitions.push(pd.with_error_code(ErrorCode::OffsetOutOfRange.code()));
@@ -370,8 +379,7 @@ impl<N: Net> Node<N> {
                     f.leader_leo_at_last_fetch = leo;
                 }
                 touched.push(p);
-                if fp.fetch_offset < leo {
-                    let bytes = log.read(fp.fetch_offset, fp.partition_max_bytes.max(1) as usize);
+                if let Some(bytes) = bytes {
                     pd = pd.with_records(Some(bytes));
                     has_data = true;
                 }
