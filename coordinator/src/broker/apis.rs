@@ -216,7 +216,15 @@ impl<N: Net> Node<N> {
                 } else if allow_auto
                     && crate::controller::state::invalid_topic_reason(&name).is_none()
                 {
-                    self.request_topic_creation(core, &name, -1, -1);
+                    let (partitions, rf) = if name == GROUP_METADATA_TOPIC {
+                        (
+                            self.config.offsets_topic_partitions,
+                            self.config.offsets_topic_replication_factor,
+                        )
+                    } else {
+                        (-1, -1)
+                    };
+                    self.request_topic_creation(core, &name, partitions, rf);
                     entries.push(
                         MetadataResponseTopic::default()
                             .with_error_code(ErrorCode::LeaderNotAvailable.code())
@@ -283,11 +291,13 @@ impl<N: Net> Node<N> {
                 .with_name(Some(topic_name(name)));
         };
         let alive = |b: &i32| image.broker(*b).is_some_and(|r| !r.fenced);
+        // KRaftMetadataCache.partitionMetadata: the leader is reported if it is registered with
+        // this listener (fenced or not); v0 drops replicas of fenced brokers from the lists and
+        // says REPLICA_NOT_AVAILABLE.
         let partitions = topic
             .partitions
             .iter()
             .map(|(p, reg)| {
-                let leader_alive = reg.leader >= 0 && alive(&reg.leader);
                 let (replicas, isr): (Vec<i32>, Vec<i32>) = if version == 0 {
                     (
                         reg.replicas.iter().copied().filter(alive).collect(),
@@ -296,14 +306,31 @@ impl<N: Net> Node<N> {
                 } else {
                     (reg.replicas.clone(), reg.isr.clone())
                 };
+                let leader = image.broker(reg.leader).filter(|_| reg.leader >= 0);
+                let has_listener = leader.is_some_and(|b| {
+                    b.endpoint(Some(LISTENER_NAME))
+                        .or_else(|| b.endpoint(None))
+                        .is_some()
+                });
+                let (error, leader_id) = match leader {
+                    None => (ErrorCode::LeaderNotAvailable, -1),
+                    Some(_) if !has_listener => (
+                        if version >= 6 {
+                            ErrorCode::ListenerNotFound
+                        } else {
+                            ErrorCode::LeaderNotAvailable
+                        },
+                        -1,
+                    ),
+                    Some(_) if replicas.len() < reg.replicas.len() || isr.len() < reg.isr.len() => {
+                        (ErrorCode::ReplicaNotAvailable, reg.leader)
+                    }
+                    Some(_) => (ErrorCode::None, reg.leader),
+                };
                 MetadataResponsePartition::default()
-                    .with_error_code(if leader_alive {
-                        0
-                    } else {
-                        ErrorCode::LeaderNotAvailable.code()
-                    })
+                    .with_error_code(error.code())
                     .with_partition_index(*p)
-                    .with_leader_id(BrokerId(if leader_alive { reg.leader } else { -1 }))
+                    .with_leader_id(BrokerId(leader_id))
                     .with_leader_epoch(reg.leader_epoch)
                     .with_replica_nodes(replicas.into_iter().map(BrokerId).collect())
                     .with_isr_nodes(isr.into_iter().map(BrokerId).collect())
