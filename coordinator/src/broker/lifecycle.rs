@@ -110,7 +110,7 @@ pub(crate) async fn run<N: Net>(node: Rc<Node<N>>) {
         // Wait for the next communication, unless an immediate one is asked for.
         if wait_ms > 0 {
             let notified = node.lifecycle_wakeup.notified();
-            if !node.heartbeat_requested.replace(false) {
+            if !node.heartbeat_requested.replace(false) && !node.shutdown_requested.get() {
                 tokio::select! {
                     biased;
                     _ = notified => { node.heartbeat_requested.set(false); }
@@ -122,6 +122,21 @@ pub(crate) async fn run<N: Net>(node: Rc<Node<N>>) {
         }
         if node.core.borrow().stopped {
             return;
+        }
+        // BeginControlledShutdownEvent, handled by the lifecycle manager itself.
+        if node.shutdown_requested.replace(false) {
+            let state = node.core.borrow().state;
+            match state {
+                BrokerState::Running => {
+                    let mut core = node.core.borrow_mut();
+                    node.set_state(&mut core, BrokerState::PendingControlledShutdown);
+                }
+                BrokerState::PendingControlledShutdown | BrokerState::ShuttingDown => {}
+                _ => {
+                    stop(&node);
+                    return;
+                }
+            }
         }
         let next = if !registered {
             if node.now() - start > node.config.initial_registration_timeout_ms as i64 {
@@ -302,20 +317,12 @@ fn start_coordinator_service<N: Net>(node: &Rc<Node<N>>, core: &mut Core) {
     }
 }
 
-/// `beginControlledShutdown`.
+/// `beginControlledShutdown`: asks the lifecycle manager to start a controlled shutdown (from
+/// RUNNING: PENDING_CONTROLLED_SHUTDOWN and an immediate heartbeat with WantShutDown; from an
+/// earlier state: stop at once). Safe to call from outside the broker's runtime.
 pub(crate) fn begin_controlled_shutdown<N: Net>(node: &Rc<Node<N>>) {
-    let state = node.core.borrow().state;
-    match state {
-        BrokerState::Running => {
-            let mut core = node.core.borrow_mut();
-            node.set_state(&mut core, BrokerState::PendingControlledShutdown);
-            drop(core);
-            node.heartbeat_requested.set(true);
-            node.lifecycle_wakeup.notify_waiters();
-        }
-        BrokerState::PendingControlledShutdown | BrokerState::ShuttingDown => {}
-        _ => stop(node),
-    }
+    node.shutdown_requested.set(true);
+    node.lifecycle_wakeup.notify_waiters();
 }
 
 /// Stops the broker: SHUTTING_DOWN, coordinators unloaded (pending writes fail with

@@ -89,6 +89,8 @@ pub(crate) struct Node<N: Net> {
     pub topic_creation_wakeup: Notify,
     /// An immediate heartbeat was asked for while one was in flight.
     pub heartbeat_requested: Cell<bool>,
+    /// A controlled shutdown was asked for (the lifecycle manager acts on it).
+    pub shutdown_requested: Cell<bool>,
 }
 
 impl<N: Net> Node<N> {
@@ -289,6 +291,7 @@ pub async fn start_broker<N: Net>(
         topic_creation_queue: RefCell::new(VecDeque::new()),
         topic_creation_wakeup: Notify::new(),
         heartbeat_requested: Cell::new(false),
+        shutdown_requested: Cell::new(false),
     });
     tracing::info!(
         broker = node.id(),
