@@ -9,6 +9,7 @@ pub mod config;
 pub mod context;
 pub mod error;
 pub mod group;
+pub mod group_admin;
 pub mod offsets;
 pub mod records;
 pub mod shard;

@@ -113,6 +113,7 @@ pub enum ShardError {
 /// What a timer does when it fires. Each group type adds its own tasks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TimerTask {
+    Classic(crate::classic::ClassicTimer),
     Streams(crate::streams::timers::StreamsTimer),
 }
 
@@ -144,7 +145,7 @@ impl Shard {
         now_ms: i64,
     ) -> Result<Outcome, ShardError> {
         // Each group type adds its apis here.
-        match request {
+        let outcome = match request {
             Request::StreamsGroupHeartbeat(_)
             | Request::StreamsGroupDescribe(_)
             | Request::StreamsGroupTopologyDescriptionUpdate(_) => {
@@ -169,10 +170,24 @@ impl Shard {
                         },
                     );
                 }
-                Ok(self.commit(outcome))
+                outcome
             }
-            _ => Err(ShardError::NotACoordinatorApi(request.api())),
-        }
+            Request::JoinGroup(_)
+            | Request::SyncGroup(_)
+            | Request::Heartbeat(_)
+            | Request::LeaveGroup(_)
+            | Request::DescribeGroups(_) => {
+                crate::classic::api::handle(self, token, ctx, request, now_ms)
+            }
+            Request::OffsetCommit(_) | Request::TxnOffsetCommit(_) | Request::OffsetFetch(_) => {
+                crate::offsets::handle(self, token, ctx, request, now_ms)
+            }
+            Request::ListGroups(_) | Request::DeleteGroups(_) => {
+                crate::group_admin::handle(self, token, ctx, request)
+            }
+            _ => return Err(ShardError::NotACoordinatorApi(request.api())),
+        };
+        Ok(self.commit(outcome))
     }
 
     /// Applies one record to the persistent state.
@@ -184,7 +199,10 @@ impl Shard {
             | Record::StreamsGroupTargetAssignmentMember { .. }
             | Record::StreamsGroupCurrentMemberAssignment { .. }
             | Record::StreamsGroupTopology { .. } => self.streams.replay(record, &mut self.timers),
-            _ => {}
+            Record::OffsetCommit { .. } | Record::TxnOffsetCommit { .. } => {
+                crate::offsets::replay(self, record)
+            }
+            Record::GroupMetadata { key, value } => self.classic.replay(key, value.as_ref()),
         }
     }
 
@@ -199,6 +217,8 @@ impl Shard {
     /// `GroupMetadataManager.onLoaded` re-arms.
     pub fn on_loaded(&mut self, now_ms: i64) {
         self.streams.on_loaded(&mut streams_env!(self), now_ms);
+        self.classic
+            .on_loaded(&self.config.classic, &mut self.timers, now_ms);
     }
 
     /// Called when the shard is unloaded (the broker lost leadership): cancels every timer and answers
@@ -206,7 +226,9 @@ impl Shard {
     pub fn on_unloaded(&mut self) -> Vec<Reply> {
         self.timers.clear();
         self.streams.on_unloaded();
-        Vec::new()
+        let mut replies = Vec::new();
+        replies.extend(self.classic.on_unloaded());
+        replies
     }
 
     /// The earliest timer deadline, if any.
@@ -236,6 +258,12 @@ impl Shard {
                     records,
                     ..Outcome::default()
                 })
+            }
+            TimerTask::Classic(t) => {
+                let outcome =
+                    self.classic
+                        .run_timer(&self.config.classic, &mut self.timers, t, now_ms);
+                self.commit(outcome)
             }
         }
     }

@@ -24,8 +24,15 @@ fn main() {
     let cli = Cli::parse();
     match cli.command {
         None => {
+            // Until the scenario catalogue exists, the main job introduces the tool.
             println!("regroup {}", env!("CARGO_PKG_VERSION"));
-            println!("no scenarios yet; commands: see `regroup --help`");
+            println!("no scenario catalogue yet; available commands:");
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            for sub in cmd.get_subcommands_mut() {
+                let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+                println!("  regroup {:<8} {about}", sub.get_name());
+            }
+            println!("run `regroup <command> --help` for details");
         }
         Some(Command::Assign(args)) => std::process::exit(scenarios::assign_cli::run(&args)),
         Some(Command::Script(args)) => std::process::exit(scenarios::script_cli::run(&args)),

@@ -24,6 +24,14 @@ pub enum Record {
         key: OffsetCommitKey,
         value: Option<OffsetCommitValue>,
     },
+    /// An OffsetCommit record in a transactional batch of `producer_id` (TxnOffsetCommit): the offset stays
+    /// pending until the producer's transaction ends.
+    TxnOffsetCommit {
+        producer_id: i64,
+        producer_epoch: i16,
+        key: OffsetCommitKey,
+        value: Option<OffsetCommitValue>,
+    },
     GroupMetadata {
         key: GroupMetadataKey,
         value: Option<GroupMetadataValue>,
@@ -58,7 +66,7 @@ impl Record {
     /// Kafka's record type (the `apiKey` of the coordinator-key schema).
     pub fn record_type(&self) -> i16 {
         match self {
-            Record::OffsetCommit { .. } => 1,
+            Record::OffsetCommit { .. } | Record::TxnOffsetCommit { .. } => 1,
             Record::GroupMetadata { .. } => 2,
             Record::StreamsGroupMetadata { .. } => 17,
             Record::StreamsGroupMemberMetadata { .. } => 19,
@@ -72,7 +80,7 @@ impl Record {
     /// The record's name without the Key/Value suffix, as `regroup script` prints it.
     pub fn type_name(&self) -> &'static str {
         match self {
-            Record::OffsetCommit { .. } => "OffsetCommit",
+            Record::OffsetCommit { .. } | Record::TxnOffsetCommit { .. } => "OffsetCommit",
             Record::GroupMetadata { .. } => "GroupMetadata",
             Record::StreamsGroupMetadata { .. } => "StreamsGroupMetadata",
             Record::StreamsGroupMemberMetadata { .. } => "StreamsGroupMemberMetadata",
@@ -92,7 +100,9 @@ impl Record {
     /// True for a tombstone (null value).
     pub fn is_tombstone(&self) -> bool {
         match self {
-            Record::OffsetCommit { value, .. } => value.is_none(),
+            Record::OffsetCommit { value, .. } | Record::TxnOffsetCommit { value, .. } => {
+                value.is_none()
+            }
             Record::GroupMetadata { value, .. } => value.is_none(),
             Record::StreamsGroupMetadata { value, .. } => value.is_none(),
             Record::StreamsGroupMemberMetadata { value, .. } => value.is_none(),
@@ -106,7 +116,7 @@ impl Record {
     /// The group the record belongs to.
     pub fn group_id(&self) -> &str {
         match self {
-            Record::OffsetCommit { key, .. } => &key.group,
+            Record::OffsetCommit { key, .. } | Record::TxnOffsetCommit { key, .. } => &key.group,
             Record::GroupMetadata { key, .. } => &key.group,
             Record::StreamsGroupMetadata { key, .. }
             | Record::StreamsGroupTargetAssignmentMetadata { key, .. }
@@ -118,7 +128,8 @@ impl Record {
     }
 
     /// `{"type": ..., "key": {...}, "value": {...} | null}` with keys and values in the form Kafka's
-    /// generated JsonConverter writes them.
+    /// generated JsonConverter writes them; a transactional offset commit also carries its batch's
+    /// `producerId` and `producerEpoch`.
     pub fn to_json(&self) -> Value {
         fn ser<T: serde::Serialize>(v: &T) -> Value {
             // The record types are plain data; serialising them cannot fail.
@@ -132,6 +143,20 @@ impl Record {
                 ser(key),
                 value.as_ref().map(|v| v.to_json()).unwrap_or(Value::Null),
             ),
+            Record::TxnOffsetCommit {
+                producer_id,
+                producer_epoch,
+                key,
+                value,
+            } => {
+                return json!({
+                    "type": self.type_name(),
+                    "key": ser(key),
+                    "value": value.as_ref().map(|v| v.to_json()).unwrap_or(Value::Null),
+                    "producerId": producer_id,
+                    "producerEpoch": producer_epoch,
+                });
+            }
             Record::GroupMetadata { key, value } => (ser(key), opt(value)),
             Record::StreamsGroupMetadata { key, value } => (ser(key), opt(value)),
             Record::StreamsGroupMemberMetadata { key, value } => (ser(key), opt(value)),

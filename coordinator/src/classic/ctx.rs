@@ -1,0 +1,93 @@
+//! What a classic handler works with besides the group: config, the shard's timers, the current time, the
+//! outcome it fills, and the write path (with the test hook that makes the next write fail).
+
+use std::collections::VecDeque;
+
+use protocol::ErrorCode;
+
+use super::config::ClassicConfig;
+use crate::records::Record;
+use crate::shard::{Outcome, TimerTask};
+use crate::timer::Timers;
+
+/// What a classic timer does when it fires.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClassicTimer {
+    /// `heartbeat-<group>-<member>`: session (or new-member join, or pending-member) expiry.
+    Heartbeat { group_id: String, member_id: String },
+    /// `join-<group>` during the initial rebalance of an empty group: extend the delay while new members
+    /// keep arriving, up to the rebalance timeout.
+    InitialJoin {
+        group_id: String,
+        delay_ms: i32,
+        remaining_ms: i32,
+    },
+    /// `join-<group>`: the join phase's rebalance timeout.
+    Join { group_id: String },
+    /// `sync-<group>`: members that have not sent SyncGroup for `generation_id` are removed.
+    Sync {
+        group_id: String,
+        generation_id: i32,
+    },
+}
+
+/// Kafka's `classicGroupHeartbeatKey`.
+pub fn heartbeat_key(group_id: &str, member_id: &str) -> String {
+    format!("heartbeat-{group_id}-{member_id}")
+}
+
+/// Kafka's `classicGroupJoinKey`.
+pub fn join_key(group_id: &str) -> String {
+    format!("join-{group_id}")
+}
+
+/// Kafka's `classicGroupSyncKey`.
+pub fn sync_key(group_id: &str) -> String {
+    format!("sync-{group_id}")
+}
+
+/// Kafka's `appendGroupMetadataErrorToResponseError`: how a failed GroupMetadata write is reported.
+pub fn append_error_to_response_error(error: ErrorCode) -> ErrorCode {
+    use ErrorCode::*;
+    match error {
+        UnknownTopicOrPartition | NotEnoughReplicas | RequestTimedOut => CoordinatorNotAvailable,
+        NotLeaderOrFollower | KafkaStorageError => NotCoordinator,
+        MessageTooLarge | RecordListTooLarge | InvalidFetchSize => UnknownServerError,
+        other => other,
+    }
+}
+
+/// The handler's environment.
+pub(crate) struct Ctx<'a> {
+    pub config: &'a ClassicConfig,
+    pub timers: &'a mut Timers<TimerTask>,
+    pub now: i64,
+    pub out: &'a mut Outcome,
+    /// Errors the next writes fail with (a test hook; empty in normal operation).
+    pub failures: &'a mut VecDeque<ErrorCode>,
+}
+
+impl Ctx<'_> {
+    /// Schedules `task` under `key`, `delay_ms` from now, replacing a timer with the same key.
+    pub fn schedule(&mut self, key: String, delay_ms: i64, task: ClassicTimer) {
+        self.timers.schedule(
+            key,
+            self.now.saturating_add(delay_ms),
+            TimerTask::Classic(task),
+        );
+    }
+
+    pub fn cancel(&mut self, key: &str) {
+        self.timers.cancel(key);
+    }
+
+    /// Appends records whose outcome the handler acts on (Kafka's write with an append future): `Err`
+    /// with the append error when the write fails, in which case the records are dropped.
+    pub fn append(&mut self, records: Vec<Record>) -> Result<(), ErrorCode> {
+        if let Some(error) = self.failures.pop_front() {
+            return Err(error);
+        }
+        self.out.records.extend(records);
+        Ok(())
+    }
+}

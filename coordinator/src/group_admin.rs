@@ -1,0 +1,153 @@
+//! The admin apis that cover every group type of the shard: ListGroups and DeleteGroups (Kafka's
+//! `GroupCoordinatorService.listGroups` / `deleteGroups` and `GroupCoordinatorShard.deleteGroups`). Each
+//! group type answers through the shared container methods (`listings`, `validation`, `tombstones`).
+
+use std::collections::BTreeSet;
+
+use protocol::messages::delete_groups_response::DeletableGroupResult;
+use protocol::messages::list_groups_response::ListedGroup;
+use protocol::messages::{
+    DeleteGroupsRequest, DeleteGroupsResponse, ListGroupsRequest, ListGroupsResponse, StrBytes,
+};
+use protocol::{ErrorCode, Request};
+
+use crate::context::RequestContext;
+use crate::records::Record;
+use crate::records::offsets::OffsetCommitKey;
+use crate::shard::{Outcome, RequestToken, Shard};
+use crate::streams::assignor::java::JavaHashMapOrder;
+
+fn sb(s: &str) -> StrBytes {
+    StrBytes::from_string(s.to_string())
+}
+
+/// Runs ListGroups or DeleteGroups; other requests produce an empty outcome.
+pub(crate) fn handle(
+    shard: &mut Shard,
+    token: RequestToken,
+    rctx: &RequestContext,
+    request: &Request,
+) -> Outcome {
+    let mut out = Outcome::default();
+    match request {
+        Request::ListGroups(r) => out.reply(token, list_groups(shard, r)),
+        Request::DeleteGroups(r) => {
+            let response = delete_groups(shard, rctx, r, &mut out);
+            out.reply(token, response);
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Every group of the shard passing the state filter (case-insensitive, trimmed) and the type filter
+/// (case-insensitive; an unknown type matches nothing), ordered by group id.
+fn list_groups(shard: &Shard, r: &ListGroupsRequest) -> ListGroupsResponse {
+    let states: BTreeSet<String> = r
+        .states_filter
+        .iter()
+        .map(|s| s.to_lowercase().trim().to_string())
+        .collect();
+    let types: BTreeSet<String> = r.types_filter.iter().map(|t| t.to_lowercase()).collect();
+    let mut listings = shard.streams.listings();
+    listings.extend(shard.classic.listings());
+    listings.sort();
+    let groups = listings
+        .into_iter()
+        .filter(|g| states.is_empty() || states.contains(&g.state.to_lowercase()))
+        .filter(|g| types.is_empty() || types.contains(g.group_type.name()))
+        .map(|g| {
+            ListedGroup::default()
+                .with_group_id(sb(&g.group_id).into())
+                .with_protocol_type(sb(&g.protocol_type))
+                .with_group_state(sb(&g.state))
+                .with_group_type(sb(g.group_type.name()))
+        })
+        .collect();
+    ListGroupsResponse::default().with_groups(groups)
+}
+
+/// The order Kafka deletes the groups of one coordinator partition in: the request's distinct ids put
+/// through a `java.util.HashSet` built from the list (`new HashSet<>(list).stream()`).
+fn deletion_order(ids: &[String]) -> Vec<String> {
+    let capacity = ((ids.len() as f32 / 0.75_f32) as i32 + 1).max(16);
+    let mut order = JavaHashMapOrder::with_capacity(capacity);
+    for id in ids {
+        order.put(id);
+    }
+    order
+        .iteration_order()
+        .into_iter()
+        .map(|i| ids[i as usize].clone())
+        .collect()
+}
+
+fn delete_groups(
+    shard: &mut Shard,
+    rctx: &RequestContext,
+    r: &DeleteGroupsRequest,
+    out: &mut Outcome,
+) -> DeleteGroupsResponse {
+    let mut distinct: Vec<String> = Vec::new();
+    for id in &r.groups_names {
+        if !distinct.iter().any(|d| d == id.as_str()) {
+            distinct.push(id.to_string());
+        }
+    }
+    let mut results = Vec::with_capacity(distinct.len());
+    for group_id in deletion_order(&distinct) {
+        let error = match shard.group_validation(&group_id) {
+            None => ErrorCode::GroupIdNotFound,
+            Some(group) => match group.validate_delete_group() {
+                Ok(()) => ErrorCode::None,
+                Err(e) => e.code,
+            },
+        };
+        if error == ErrorCode::None {
+            out.records.extend(offset_tombstones(shard, &group_id));
+            if shard.streams.contains(&group_id) {
+                out.records.extend(shard.streams.tombstones(&group_id));
+            } else {
+                out.records.extend(shard.classic.tombstones(&group_id));
+            }
+        }
+        let mut error_code = error.code();
+        // GROUP_DELETION_FAILED exists from v3 only.
+        if rctx.api_version < 3 && error == ErrorCode::GroupDeletionFailed {
+            error_code = ErrorCode::UnknownServerError.code();
+        }
+        results.push(
+            DeletableGroupResult::default()
+                .with_group_id(sb(&group_id).into())
+                .with_error_code(error_code),
+        );
+    }
+    DeleteGroupsResponse::default().with_results(results)
+}
+
+/// A tombstone for every committed offset of the group, then for every partition that only a pending
+/// transaction holds.
+fn offset_tombstones(shard: &Shard, group_id: &str) -> Vec<Record> {
+    let tombstone = |topic: &str, partition: i32| Record::OffsetCommit {
+        key: OffsetCommitKey {
+            group: group_id.to_string(),
+            topic: topic.to_string(),
+            partition,
+        },
+        value: None,
+    };
+    let mut records = Vec::new();
+    if let Some(topics) = shard.offsets.group(group_id) {
+        for (topic, partitions) in topics {
+            for partition in partitions.keys() {
+                records.push(tombstone(topic, *partition));
+            }
+        }
+    }
+    for (topic, partition) in shard.offsets.pending_partitions(group_id) {
+        if shard.offsets.get(group_id, &topic, partition).is_none() {
+            records.push(tombstone(&topic, partition));
+        }
+    }
+    records
+}
