@@ -354,10 +354,6 @@ impl Emitter {
         }
     }
 
-    pub(crate) fn client(&self) -> &ClientRef {
-        &self.client
-    }
-
     pub(crate) fn emit(&self, kind: EventKind) {
         tracing::debug!(client = %self.client.name, ?kind, "event");
         self.observer.observe(Event {

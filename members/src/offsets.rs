@@ -158,12 +158,12 @@ pub fn build_fetch(
         let mut group = OffsetFetchRequestGroup::default()
             .with_group_id(s(group_id).into())
             .with_topics(Some(topics));
-        if version >= 9 {
-            if let Some((member_id, epoch)) = member {
-                group = group
-                    .with_member_id(Some(s(member_id)))
-                    .with_member_epoch(epoch);
-            }
+        if version >= 9
+            && let Some((member_id, epoch)) = member
+        {
+            group = group
+                .with_member_id(Some(s(member_id)))
+                .with_member_epoch(epoch);
         }
         OffsetFetchRequest::default()
             .with_groups(vec![group])

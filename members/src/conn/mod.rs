@@ -125,10 +125,6 @@ impl<N: Net> KafkaClient<N> {
         &self.config
     }
 
-    pub(crate) fn emitter(&self) -> &Emitter {
-        &self.emitter
-    }
-
     /// Records the brokers a Metadata response listed (node id -> `host:port`).
     pub fn learn_brokers(&self, brokers: impl IntoIterator<Item = (i32, String)>) {
         let mut state = self.state.borrow_mut();
@@ -204,16 +200,16 @@ impl<N: Net> KafkaClient<N> {
     ) -> Result<Response, RequestFailure> {
         let conn = self.connection(broker).await?;
         let mut version = self.version_for(&conn, api)?;
-        if let Some(cap) = cap {
-            if cap < version {
-                let (broker_min, _) = conn
-                    .broker_range(api)
-                    .ok_or(RequestFailure::UnsupportedVersion)?;
-                if cap < broker_min.max(api.min_version()) {
-                    return Err(RequestFailure::UnsupportedVersion);
-                }
-                version = cap;
+        if let Some(cap) = cap
+            && cap < version
+        {
+            let (broker_min, _) = conn
+                .broker_range(api)
+                .ok_or(RequestFailure::UnsupportedVersion)?;
+            if cap < broker_min.max(api.min_version()) {
+                return Err(RequestFailure::UnsupportedVersion);
             }
+            version = cap;
         }
         let request = build(version);
         if request.api() != api {

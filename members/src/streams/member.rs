@@ -164,7 +164,7 @@ enum AfterLost {
 #[derive(Debug, Clone)]
 enum Job {
     Reconcile {
-        plan: ReconcilePlan,
+        plan: Box<ReconcilePlan>,
         phase: ReconcilePhase,
     },
     Commit {
@@ -303,6 +303,7 @@ impl<N: Net> Member<N> {
     pub(crate) async fn run(mut self) {
         self.membership.subscribe();
         self.sync_events();
+        let mut immediate = 0;
         loop {
             let now = self.now();
             self.poll(now);
@@ -310,6 +311,14 @@ impl<N: Net> Member<N> {
                 break;
             }
             let wake = self.next_wake(now);
+            // Something is due at once (an acknowledgement, a job step): poll again without
+            // sleeping, as Kafka's network thread does, but never spin.
+            if wake <= now && immediate < 16 {
+                immediate += 1;
+                tokio::task::yield_now().await;
+                continue;
+            }
+            immediate = 0;
             let sleep = tokio::time::sleep(Duration::from_millis((wake - now).max(1) as u64));
             tokio::select! {
                 biased;
@@ -524,7 +533,7 @@ impl<N: Net> Member<N> {
                 now + self.config.revocation_latency_ms as i64
             };
             self.job = Some(Job::Reconcile {
-                plan,
+                plan: Box::new(plan),
                 phase: ReconcilePhase::Revoking { until_ms },
             });
             return;
@@ -588,7 +597,12 @@ impl<N: Net> Member<N> {
         }
     }
 
-    fn advance_reconcile(&mut self, plan: ReconcilePlan, phase: ReconcilePhase, now: i64) -> bool {
+    fn advance_reconcile(
+        &mut self,
+        plan: Box<ReconcilePlan>,
+        phase: ReconcilePhase,
+        now: i64,
+    ) -> bool {
         match phase {
             ReconcilePhase::Revoking { until_ms } => {
                 if now < until_ms {
@@ -954,19 +968,19 @@ impl<N: Net> Member<N> {
             CommitOutcome::Accepted => {
                 for (tp, offset) in &op.offsets {
                     for task in &op.tasks {
-                        if let Some(t) = self.active.get_mut(task) {
-                            if t.partitions.contains(tp) {
-                                t.committed.insert(tp.clone(), *offset);
-                            }
+                        if let Some(t) = self.active.get_mut(task)
+                            && t.partitions.contains(tp)
+                        {
+                            t.committed.insert(tp.clone(), *offset);
                         }
                     }
                 }
                 for task in &op.tasks {
-                    if let Some(t) = self.active.get(task) {
-                        if t.stateful {
-                            let sum: i64 = t.committed.values().sum();
-                            self.state_dir.checkpoint(task, sum);
-                        }
+                    if let Some(t) = self.active.get(task)
+                        && t.stateful
+                    {
+                        let sum: i64 = t.committed.values().sum();
+                        self.state_dir.checkpoint(task, sum);
                     }
                 }
                 self.emitter.emit(EventKind::CommitAccepted {
@@ -1293,7 +1307,18 @@ impl<N: Net> Member<N> {
                 self.hb.reset(&mut *rng);
                 drop(rng);
                 let epoch = self.membership.member_epoch();
-                self.emitter.emit(EventKind::Fenced { error, epoch });
+                let in_group = !matches!(
+                    self.membership.state(),
+                    MemberState::Unsubscribed
+                        | MemberState::Leaving
+                        | MemberState::PrepareLeaving
+                        | MemberState::Fenced
+                        | MemberState::Fatal
+                        | MemberState::Stale
+                );
+                if in_group {
+                    self.emitter.emit(EventKind::Fenced { error, epoch });
+                }
                 if self.membership.on_fenced() {
                     let until_ms = now + self.config.lost_latency_ms as i64;
                     self.queued.push_back(Job::Lose {
@@ -1455,10 +1480,18 @@ impl<N: Net> Member<N> {
             at(now + self.metadata.remaining_backoff_ms(now));
         }
         if self.coordinator.node().is_some() && !self.membership.should_skip_heartbeat() {
-            let in_flight = self.hb.request_in_flight();
-            if !in_flight {
+            if self.should_heartbeat_before_interval_expires() {
+                at(now);
+            } else if !self.hb.request_in_flight() {
                 at(now + self.hb.time_to_next_heartbeat_ms(now));
             }
+        }
+        if self.job.is_none()
+            && (!self.queued.is_empty()
+                || self.membership.reconcile_due()
+                || (self.stop_requested.is_some() && !self.shutdown_started))
+        {
+            at(now);
         }
         match &self.job {
             Some(Job::Reconcile { phase, .. }) => match phase {
@@ -1484,7 +1517,7 @@ impl<N: Net> Member<N> {
         if let Some((since, _)) = &self.missing_topics_since {
             at(since + 2 * i64::from(self.membership.heartbeat_interval_ms()));
         }
-        wake.max(now + 1)
+        wake.max(now)
     }
 }
 

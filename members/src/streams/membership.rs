@@ -506,13 +506,17 @@ impl Membership {
         self.current == self.target
     }
 
+    /// Whether [`Self::maybe_reconcile`] would start a reconciliation now.
+    pub fn reconcile_due(&self) -> bool {
+        self.state == MemberState::Reconciling
+            && !self.target_reconciled()
+            && !self.reconciliation_in_progress
+    }
+
     /// Starts a reconciliation if one is due (`maybeReconcile`, run on every poll while
     /// RECONCILING).
     pub fn maybe_reconcile(&mut self) -> Option<ReconcilePlan> {
-        if self.state != MemberState::Reconciling
-            || self.target_reconciled()
-            || self.reconciliation_in_progress
-        {
+        if !self.reconcile_due() {
             return None;
         }
         self.reconciliation_in_progress = true;

@@ -156,10 +156,8 @@ fn s(text: &str) -> StrBytes {
 
 fn topic_info(topic: &InternalTopic, with_partitions: bool) -> req::TopicInfo {
     let mut info = req::TopicInfo::default().with_name(s(&topic.name).into());
-    if with_partitions {
-        if let Some(p) = topic.partitions {
-            info = info.with_partitions(p);
-        }
+    if with_partitions && let Some(p) = topic.partitions {
+        info = info.with_partitions(p);
     }
     if let Some(rf) = topic.replication_factor {
         info = info.with_replication_factor(rf);

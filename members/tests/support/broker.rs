@@ -227,13 +227,16 @@ async fn serve(
                 let now = net.now_ms();
                 let direct = answer_directly(&state, &request);
                 if let Some(response) = direct {
-                    let frame = encode_response_frame(corr, api, version, &response).expect("encode");
+                    let frame =
+                        encode_response_frame(corr, api, version, &response).expect("encode");
                     let _ = tx.send(frame);
                     continue;
                 }
                 let unavailable = state.borrow().unavailable;
-                if let Some(error) = unavailable {
-                    if let Some(response) = error_response(&request, error) {
+                if let Some(error) = unavailable
+                    && let Some(response) = error_response(&request, error)
+                {
+                    {
                         let frame =
                             encode_response_frame(corr, api, version, &response).expect("encode");
                         let _ = tx.send(frame);
@@ -286,8 +289,10 @@ fn deliver(state: &Rc<RefCell<State>>, outcome: Outcome) {
     if !outcome.topics_to_create.is_empty() {
         for topic in outcome.topics_to_create.values() {
             if s.topics.get(&topic.name).is_none() {
-                s.topics
-                    .upsert(TopicMetadata::new(topic.name.clone(), topic.partitions.max(1)));
+                s.topics.upsert(TopicMetadata::new(
+                    topic.name.clone(),
+                    topic.partitions.max(1),
+                ));
             }
         }
         let topics = s.topics.clone();

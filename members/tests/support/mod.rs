@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use coordinator::topics::{TopicMetadata, TopicsImage};
 
 pub use broker::TestBroker;
+#[allow(unused_imports)]
 pub use net::{Fabric, MemNet};
 
 /// The address the test broker listens on.

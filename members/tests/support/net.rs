@@ -104,7 +104,11 @@ impl AsyncRead for GatedStream {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         if self.fabric.is_cut(&self.local, &self.remote) {
-            self.fabric.inner.borrow_mut().wakers.push(cx.waker().clone());
+            self.fabric
+                .inner
+                .borrow_mut()
+                .wakers
+                .push(cx.waker().clone());
             return Poll::Pending;
         }
         Pin::new(&mut self.inner).poll_read(cx, buf)

@@ -1,0 +1,384 @@
+//! Streams processes against the real coordinator shard, over the in-memory transport.
+
+mod support;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+use std::time::Duration;
+
+use coordinator::config::ShardConfig;
+use members::observer::{ClientKind, Event, EventKind, EventLog, TaskId};
+use members::streams::{
+    InternalTopic, StateDirectory, StreamsConfig, StreamsProcess, Subtopology, Topology,
+};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use support::{BROKER, Fabric, TestBroker, topics};
+use tokio::task::LocalSet;
+
+const APP: &str = "wordcount";
+
+fn topology() -> Topology {
+    Topology::new(vec![
+        Subtopology::new("0", &["input"]).with_repartition_sink("wordcount-repartition"),
+        Subtopology::new("1", &[])
+            .with_repartition_source(InternalTopic::new("wordcount-repartition"))
+            .with_changelog(InternalTopic::new("wordcount-store-changelog")),
+    ])
+}
+
+fn all_tasks(partitions: i32) -> BTreeSet<TaskId> {
+    (0..partitions)
+        .flat_map(|p| [TaskId::new("0", p), TaskId::new("1", p)])
+        .collect()
+}
+
+/// The last `OwnedTasks` snapshot of every streams member that has not stopped.
+fn owned_active(events: &[Event]) -> BTreeMap<String, BTreeSet<TaskId>> {
+    let mut owned = BTreeMap::new();
+    for e in events {
+        if e.client.kind != ClientKind::StreamsMember {
+            continue;
+        }
+        match &e.kind {
+            EventKind::OwnedTasks { active, .. } => {
+                owned.insert(e.client.name.clone(), active.iter().cloned().collect());
+            }
+            EventKind::Stopped { .. } => {
+                owned.remove(&e.client.name);
+            }
+            _ => {}
+        }
+    }
+    owned
+}
+
+fn start(
+    fabric: &Fabric,
+    name: &str,
+    config: StreamsConfig,
+    dir: StateDirectory,
+    rng: &mut ChaCha8Rng,
+    log: &EventLog,
+) -> StreamsProcess {
+    StreamsProcess::start(
+        fabric.host(name),
+        vec![BROKER.to_string()],
+        config,
+        dir,
+        name,
+        rng,
+        Rc::new(log.clone()),
+    )
+}
+
+#[tokio::test(start_paused = true)]
+async fn three_processes_of_two_threads_converge_with_one_owner_per_task() {
+    LocalSet::new()
+        .run_until(async {
+            let fabric = Fabric::new(1_700_000_000_000);
+            let broker = TestBroker::start(
+                fabric.host("broker-0"),
+                BROKER,
+                ShardConfig::default(),
+                topics(&[("input", 6)]),
+            )
+            .await;
+            let log = EventLog::new();
+            let mut rng = ChaCha8Rng::seed_from_u64(42);
+            let mut processes = Vec::new();
+            for i in 0..3 {
+                let dir = StateDirectory::new(&mut rng);
+                let config = StreamsConfig::new(APP, topology()).with_threads(2);
+                processes.push(start(
+                    &fabric,
+                    &format!("p{i}"),
+                    config,
+                    dir,
+                    &mut rng,
+                    &log,
+                ));
+            }
+            tokio::time::sleep(Duration::from_secs(60)).await;
+
+            let events = log.events();
+            if std::env::var("DUMP").is_ok() {
+                for e in &events {
+                    if e.client.name == "p0/StreamThread-1" {
+                        println!("{} {:?}", e.at_ms - 1_700_000_000_000, e.kind);
+                    }
+                }
+            }
+            let owned = owned_active(&events);
+            assert_eq!(owned.len(), 6, "six member threads own tasks: {owned:?}");
+            let mut owners: BTreeMap<TaskId, Vec<String>> = BTreeMap::new();
+            for (member, tasks) in &owned {
+                assert_eq!(tasks.len(), 2, "{member} owns {tasks:?}");
+                for t in tasks {
+                    owners.entry(t.clone()).or_default().push(member.clone());
+                }
+            }
+            assert_eq!(
+                owners.keys().cloned().collect::<BTreeSet<_>>(),
+                all_tasks(6)
+            );
+            for (task, who) in &owners {
+                assert_eq!(who.len(), 1, "{task} has owners {who:?}");
+            }
+            // Every member joined and is stable at the group's epoch.
+            let group_epoch =
+                broker.with_shard(|s| s.streams.group(APP).map(|g| g.group_epoch()).unwrap_or(-1));
+            assert!(group_epoch > 0);
+            let joined = events
+                .iter()
+                .filter(|e| matches!(e.kind, EventKind::Joined { .. }))
+                .count();
+            assert_eq!(joined, 6);
+            // Commits went through with the members' epochs.
+            let accepted = events
+                .iter()
+                .filter(|e| matches!(e.kind, EventKind::CommitAccepted { .. }))
+                .count();
+            assert!(accepted >= 6, "{accepted} commits accepted");
+            let rejected: Vec<&Event> = events
+                .iter()
+                .filter(|e| matches!(e.kind, EventKind::CommitRejected { .. }))
+                .collect();
+            assert!(rejected.is_empty(), "{rejected:?}");
+            for p in processes {
+                p.stop().await;
+            }
+        })
+        .await;
+}
+
+/// Active tasks per instance id, from the last snapshots.
+fn owned_by_instance(events: &[Event]) -> BTreeMap<String, BTreeSet<TaskId>> {
+    let mut owned = BTreeMap::new();
+    for e in events {
+        let Some(instance) = &e.client.instance_id else {
+            continue;
+        };
+        match &e.kind {
+            EventKind::OwnedTasks { active, .. } => {
+                owned.insert(instance.clone(), active.iter().cloned().collect());
+            }
+            EventKind::Stopped { .. } => {
+                owned.remove(instance);
+            }
+            _ => {}
+        }
+    }
+    owned
+}
+
+fn group_epoch(broker: &TestBroker) -> i32 {
+    broker.with_shard(|s| s.streams.group(APP).map(|g| g.group_epoch()).unwrap_or(-1))
+}
+
+#[tokio::test(start_paused = true)]
+async fn static_process_restart_within_session_timeout_keeps_tasks_without_epoch_bump() {
+    LocalSet::new()
+        .run_until(async {
+            let fabric = Fabric::new(1_700_000_000_000);
+            let broker = TestBroker::start(
+                fabric.host("broker-0"),
+                BROKER,
+                ShardConfig::default(),
+                topics(&[("input", 6)]),
+            )
+            .await;
+            let log = EventLog::new();
+            let mut rng = ChaCha8Rng::seed_from_u64(7);
+            let config = |i: usize| {
+                StreamsConfig::new(APP, topology())
+                    .with_threads(2)
+                    .with_instance_id(format!("instance-{i}"))
+            };
+            let mut processes = Vec::new();
+            let mut dirs = Vec::new();
+            for i in 0..3 {
+                let dir = StateDirectory::new(&mut rng);
+                dirs.push(dir.clone());
+                processes.push(Some(start(
+                    &fabric,
+                    &format!("p{i}"),
+                    config(i),
+                    dir,
+                    &mut rng,
+                    &log,
+                )));
+            }
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            let before = owned_by_instance(&log.events());
+            assert_eq!(before.len(), 6);
+            let epoch_before = group_epoch(&broker);
+            let old_ids = processes[1].as_ref().unwrap().member_ids();
+
+            // Bounce p1: a clean close (commit, then leave with epoch -2), restart 10 s later
+            // with the same state directory and instance ids.
+            let p1 = processes[1].take().unwrap();
+            let dir = p1.stop().await;
+            let leaves: Vec<i32> = log
+                .events()
+                .iter()
+                .filter(|e| e.client.name.starts_with("p1/"))
+                .filter_map(|e| match e.kind {
+                    EventKind::LeaveSent { epoch } => Some(epoch),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(leaves, vec![-2, -2]);
+            tokio::time::sleep(Duration::from_secs(10)).await;
+            let restarted = start(&fabric, "p1", config(1), dir, &mut rng, &log);
+            assert_eq!(restarted.process_id(), dirs[1].process_id());
+            assert_ne!(
+                restarted.member_ids(),
+                old_ids,
+                "new incarnations get new member ids"
+            );
+            processes[1] = Some(restarted);
+            tokio::time::sleep(Duration::from_secs(30)).await;
+
+            let after = owned_by_instance(&log.events());
+            assert_eq!(
+                after, before,
+                "every instance owns the tasks it owned before"
+            );
+            assert_eq!(group_epoch(&broker), epoch_before, "no group epoch bump");
+            let new_ids = processes[1].as_ref().unwrap().member_ids();
+            broker.with_shard(|s| {
+                let group = s.streams.group(APP).unwrap();
+                for id in &new_ids {
+                    let m = group.member(id).expect("replacement member");
+                    assert_eq!(m.member_epoch, epoch_before);
+                }
+                for id in &old_ids {
+                    assert!(group.member(id).is_none());
+                }
+            });
+            for p in processes.into_iter().flatten() {
+                p.stop().await;
+            }
+        })
+        .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn fenced_member_rejoins_and_its_late_commit_is_rejected() {
+    LocalSet::new()
+        .run_until(async {
+            let fabric = Fabric::new(1_700_000_000_000);
+            let broker = TestBroker::start(
+                fabric.host("broker-0"),
+                BROKER,
+                ShardConfig::default(),
+                topics(&[("input", 4)]),
+            )
+            .await;
+            let log = EventLog::new();
+            let mut rng = ChaCha8Rng::seed_from_u64(11);
+            let config = || {
+                let mut c = StreamsConfig::new(APP, topology());
+                c.commit_interval_ms = 10_000;
+                c.default_api_timeout_ms = 300_000;
+                c
+            };
+            let p0 = start(
+                &fabric,
+                "p0",
+                config(),
+                StateDirectory::new(&mut rng),
+                &mut rng,
+                &log,
+            );
+            let p1 = start(
+                &fabric,
+                "p1",
+                config(),
+                StateDirectory::new(&mut rng),
+                &mut rng,
+                &log,
+            );
+            tokio::time::sleep(Duration::from_secs(31)).await;
+            let member = p1.member_ids()[0].clone();
+            let epoch_before = broker.with_shard(|s| {
+                s.streams
+                    .group(APP)
+                    .unwrap()
+                    .member(&member)
+                    .unwrap()
+                    .member_epoch
+            });
+            let mark = log.len();
+
+            // p1 is cut off for 60 s: longer than the 45 s session timeout, shorter than its
+            // commit's retry budget. Its heartbeat and commit stall; the coordinator fences it.
+            fabric.partition("p1");
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            broker.with_shard(|s| {
+                assert!(
+                    s.streams.group(APP).unwrap().member(&member).is_none(),
+                    "fenced by session timeout"
+                );
+            });
+            fabric.heal("p1");
+            tokio::time::sleep(Duration::from_secs(30)).await;
+
+            let events = log.events();
+            let after: Vec<&Event> = events[mark..]
+                .iter()
+                .filter(|e| e.client.name == "p1/StreamThread-1")
+                .collect();
+            if std::env::var("DUMP").is_ok() {
+                for e in &after {
+                    println!("{} {:?}", e.at_ms - 1_700_000_000_000, e.kind);
+                }
+            }
+            let fenced: Vec<(protocol::ErrorCode, i32)> = after
+                .iter()
+                .filter_map(|e| match e.kind {
+                    EventKind::Fenced { error, epoch } => Some((error, epoch)),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(
+                fenced[0],
+                (protocol::ErrorCode::UnknownMemberId, epoch_before)
+            );
+            let rejected: Vec<(i32, protocol::ErrorCode)> = after
+                .iter()
+                .filter_map(|e| match &e.kind {
+                    EventKind::CommitRejected { epoch, error, .. } => Some((*epoch, *error)),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(
+                rejected,
+                vec![(epoch_before, protocol::ErrorCode::UnknownMemberId)]
+            );
+            // It rejoined with the same member id and owns tasks again.
+            let rejoined = after
+                .iter()
+                .filter_map(|e| match e.kind {
+                    EventKind::Joined { epoch } => Some((e.member_id.clone(), epoch)),
+                    _ => None,
+                })
+                .next_back()
+                .expect("rejoined");
+            assert_eq!(rejoined.0, member);
+            assert!(rejoined.1 > epoch_before);
+            let owned = owned_active(&events);
+            let mut all = BTreeSet::new();
+            for tasks in owned.values() {
+                assert_eq!(tasks.len(), 4);
+                for t in tasks {
+                    assert!(all.insert(t.clone()), "{t} owned twice");
+                }
+            }
+            assert_eq!(all, all_tasks(4));
+            p0.stop().await;
+            p1.stop().await;
+        })
+        .await;
+}
