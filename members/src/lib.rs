@@ -1,6 +1,7 @@
 //! regroup's client models: streams processes, classic consumers and admin operations that speak the wire.
 
 pub mod backoff;
+pub mod classic;
 pub mod conn;
 pub mod coordinator;
 pub mod ids;

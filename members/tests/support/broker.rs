@@ -236,12 +236,10 @@ async fn serve(
                 if let Some(error) = unavailable
                     && let Some(response) = error_response(&request, error)
                 {
-                    {
-                        let frame =
-                            encode_response_frame(corr, api, version, &response).expect("encode");
-                        let _ = tx.send(frame);
-                        continue;
-                    }
+                    let frame =
+                        encode_response_frame(corr, api, version, &response).expect("encode");
+                    let _ = tx.send(frame);
+                    continue;
                 }
                 let outcome = {
                     let mut s = state.borrow_mut();
