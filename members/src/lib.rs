@@ -1,5 +1,6 @@
 //! regroup's client models: streams processes, classic consumers and admin operations that speak the wire.
 
+pub mod admin;
 pub mod backoff;
 pub mod classic;
 pub mod conn;

@@ -201,3 +201,97 @@ async fn a_second_consumer_with_the_same_instance_id_fences_the_first() {
         })
         .await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn admin_describes_removes_a_static_member_and_deletes_the_group() {
+    use members::admin::{Admin, AdminConfig, AdminError, MemberRemoval};
+    use members::classic::protocol::decode_assignment;
+    LocalSet::new()
+        .run_until(async {
+            let fabric = Fabric::new(1_700_000_000_000);
+            let _broker = broker(&fabric).await;
+            let log = EventLog::new();
+            let mut rng = ChaCha8Rng::seed_from_u64(9);
+            let config = |i: usize| {
+                ConsumerConfig::new(GROUP, format!("consumer-{i}"), &["orders"])
+                    .with_instance_id(format!("instance-{i}"))
+            };
+            let consumers: Vec<Consumer> = (0..2)
+                .map(|i| start(&fabric, &format!("c{i}"), config(i), &mut rng, &log))
+                .collect();
+            tokio::time::sleep(Duration::from_secs(10)).await;
+            let admin = Admin::new(
+                fabric.host("admin"),
+                vec![BROKER.to_string()],
+                AdminConfig::new("admin-1"),
+                "admin",
+                &mut rng,
+                Rc::new(log.clone()),
+            );
+            let described = admin.describe_classic_group(GROUP).await.unwrap();
+            assert_eq!(described.group_state.as_str(), "Stable");
+            assert_eq!(described.protocol_type.as_str(), "consumer");
+            assert_eq!(described.protocol_data.as_str(), "range");
+            let mut instances: Vec<String> = described
+                .members
+                .iter()
+                .map(|m| m.group_instance_id.as_ref().unwrap().to_string())
+                .collect();
+            instances.sort();
+            assert_eq!(instances, vec!["instance-0", "instance-1"]);
+            let assigned: usize = described
+                .members
+                .iter()
+                .map(|m| decode_assignment(&m.member_assignment).unwrap().len())
+                .sum();
+            assert_eq!(assigned, 6);
+
+            // A group with members cannot be deleted.
+            assert_eq!(
+                admin.delete_group(GROUP).await.unwrap(),
+                ErrorCode::NonEmptyGroup
+            );
+            // Close both (static: no LeaveGroup), then remove them by instance id.
+            for c in consumers {
+                c.close().await;
+            }
+            let removed = admin
+                .remove_static_members(GROUP, &["instance-0", "instance-1", "instance-9"])
+                .await
+                .unwrap();
+            assert_eq!(
+                removed,
+                vec![
+                    MemberRemoval {
+                        instance_id: "instance-0".into(),
+                        error: ErrorCode::None
+                    },
+                    MemberRemoval {
+                        instance_id: "instance-1".into(),
+                        error: ErrorCode::None
+                    },
+                    MemberRemoval {
+                        instance_id: "instance-9".into(),
+                        error: ErrorCode::UnknownMemberId
+                    },
+                ]
+            );
+            let described = admin.describe_classic_group(GROUP).await.unwrap();
+            assert_eq!(described.group_state.as_str(), "Empty");
+            assert!(described.members.is_empty());
+            assert_eq!(admin.delete_group(GROUP).await.unwrap(), ErrorCode::None);
+            assert_eq!(
+                admin.delete_group(GROUP).await.unwrap(),
+                ErrorCode::GroupIdNotFound
+            );
+            let missing = admin.describe_streams_group("no-such-group").await;
+            assert!(
+                matches!(
+                    missing,
+                    Err(AdminError::Error(ErrorCode::GroupIdNotFound, _))
+                ),
+                "{missing:?}"
+            );
+        })
+        .await;
+}

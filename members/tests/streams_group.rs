@@ -145,6 +145,38 @@ async fn three_processes_of_two_threads_converge_with_one_owner_per_task() {
                 .filter(|e| matches!(e.kind, EventKind::CommitRejected { .. }))
                 .collect();
             assert!(rejected.is_empty(), "{rejected:?}");
+            // The admin view agrees.
+            let admin = members::admin::Admin::new(
+                fabric.host("admin"),
+                vec![BROKER.to_string()],
+                members::admin::AdminConfig::new("admin"),
+                "admin",
+                &mut rng,
+                Rc::new(log.clone()),
+            );
+            let described = admin.describe_streams_group(APP).await.unwrap();
+            assert_eq!(described.group_state.as_str(), "Stable");
+            assert_eq!(described.group_epoch, group_epoch);
+            assert_eq!(described.assignment_epoch, group_epoch);
+            assert_eq!(described.members.len(), 6);
+            let process_ids: BTreeSet<String> = described
+                .members
+                .iter()
+                .map(|m| m.process_id.to_string())
+                .collect();
+            let expected: BTreeSet<String> = processes.iter().map(|p| p.process_id()).collect();
+            assert_eq!(process_ids, expected);
+            for m in &described.members {
+                assert_eq!(m.member_epoch, group_epoch);
+                assert_eq!(
+                    m.assignment
+                        .active_tasks
+                        .iter()
+                        .map(|t| t.partitions.len())
+                        .sum::<usize>(),
+                    2
+                );
+            }
             for p in processes {
                 p.stop().await;
             }

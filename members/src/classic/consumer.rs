@@ -402,7 +402,9 @@ impl<N: Net> Member<N> {
             }
         }
         self.client.close_all("consumer closed");
-        self.emitter.emit(EventKind::Stopped { graceful: true });
+        self.emitter.emit(EventKind::Stopped {
+            graceful: self.state != ConsumerState::Fatal,
+        });
     }
 
     fn set_state(&mut self, next: ConsumerState) {

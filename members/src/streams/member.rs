@@ -339,7 +339,9 @@ impl<N: Net> Member<N> {
             }
         }
         self.client.close_all("member stopped");
-        self.emitter.emit(EventKind::Stopped { graceful: true });
+        self.emitter.emit(EventKind::Stopped {
+            graceful: self.membership.state() != MemberState::Fatal,
+        });
     }
 
     // ---------------------------------------------------------------------------------------
