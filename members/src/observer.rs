@@ -64,6 +64,8 @@ pub enum ClientKind {
     Consumer,
     /// An admin client.
     Admin,
+    /// A bare connection client (`KafkaClient::standalone`).
+    Raw,
 }
 
 /// The client an event comes from. `name` is unique per client instance in a run (for a streams

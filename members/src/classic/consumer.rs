@@ -820,6 +820,8 @@ impl<N: Net> Member<N> {
                 };
                 self.set_state(ConsumerState::Stable);
                 self.rejoin_needed = false;
+                // The next rebalance prepares again (commit, revoke).
+                self.needs_join_prepare = true;
                 self.job = Some(Job::Assign {
                     until_ms: now + self.config.assignment_latency_ms as i64,
                     partitions,
@@ -1294,13 +1296,13 @@ impl<N: Net> Member<N> {
             if o.base.is_some() {
                 continue;
             }
-            if let Some(&committed) = offsets.get(tp) {
-                let base = committed.max(0);
-                o.base = Some(base);
-                o.committed = Some(base);
-                o.started_ms = now;
-                reported.push((tp.clone(), base));
-            }
+            // No committed offset (-1, or the partition missing from the answer): start from
+            // the beginning (`auto.offset.reset=earliest`).
+            let base = offsets.get(tp).copied().unwrap_or(-1).max(0);
+            o.base = Some(base);
+            o.committed = Some(base);
+            o.started_ms = now;
+            reported.push((tp.clone(), base));
         }
         if !reported.is_empty() {
             self.emitter

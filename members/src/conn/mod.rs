@@ -121,6 +121,32 @@ impl<N: Net> KafkaClient<N> {
         })
     }
 
+    /// A client of its own (not part of a member), reporting its transport events as `name`.
+    pub fn standalone(
+        net: N,
+        config: ConnectionConfig,
+        bootstrap: Vec<String>,
+        name: &str,
+        rng: &mut impl rand::RngCore,
+        observer: Rc<dyn crate::observer::Observer>,
+    ) -> Rc<Self> {
+        use rand::SeedableRng;
+        let clock_net = net.clone();
+        let emitter = Emitter::new(
+            observer,
+            Rc::new(move || clock_net.now_ms()),
+            crate::observer::ClientRef {
+                kind: crate::observer::ClientKind::Raw,
+                name: name.to_string(),
+                group_id: String::new(),
+                instance_id: None,
+                process_id: String::new(),
+            },
+        );
+        let rng = Rc::new(RefCell::new(ChaCha8Rng::from_rng(rng)));
+        Self::new(net, config, bootstrap, emitter, rng)
+    }
+
     pub fn config(&self) -> &ConnectionConfig {
         &self.config
     }

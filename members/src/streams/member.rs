@@ -215,7 +215,16 @@ pub(crate) struct Member<N: Net> {
     last_statuses: Vec<(i8, String)>,
     missing_topics_since: Option<(i64, String)>,
     shutdown_application_sent: bool,
+    /// No heartbeat before this time (UNRELEASED_INSTANCE_ID with the retry policy).
+    hold_heartbeats_until_ms: i64,
+    /// Heartbeats sent at `same_ms_sends.0`, to stop a zero-latency transport from spinning.
+    same_ms_sends: (i64, u32),
 }
+
+/// Heartbeats one member may send within one millisecond. Kafka retries a failed join at once
+/// (JOINING heartbeats skip the backoff), which with a transport of zero latency would never let
+/// time advance; real networks and turmoil's never get near this.
+const MAX_HEARTBEATS_PER_MS: u32 = 64;
 
 impl<N: Net> Member<N> {
     pub(crate) fn new(params: MemberParams<N>) -> Self {
@@ -289,6 +298,8 @@ impl<N: Net> Member<N> {
             last_statuses: Vec::new(),
             missing_topics_since: None,
             shutdown_application_sent: false,
+            hold_heartbeats_until_ms: 0,
+            same_ms_sends: (0, 0),
             emitter,
             config,
             shared,
@@ -436,9 +447,16 @@ impl<N: Net> Member<N> {
             self.on_leave_completed();
             return;
         }
+        if now < self.hold_heartbeats_until_ms || self.heartbeat_throttled(now) {
+            return;
+        }
         if self.should_heartbeat_before_interval_expires() || self.hb.can_send_request(now) {
             self.send_heartbeat(now);
         }
+    }
+
+    fn heartbeat_throttled(&self, now: i64) -> bool {
+        self.same_ms_sends.0 == now && self.same_ms_sends.1 >= MAX_HEARTBEATS_PER_MS
     }
 
     fn should_heartbeat_before_interval_expires(&self) -> bool {
@@ -469,6 +487,11 @@ impl<N: Net> Member<N> {
             .membership
             .build_heartbeat(&self.join, offsets, end_offsets, now);
         let epoch = request.member_epoch;
+        if self.same_ms_sends.0 == now {
+            self.same_ms_sends.1 += 1;
+        } else {
+            self.same_ms_sends = (now, 1);
+        }
         self.hb.on_send_attempt(now);
         self.membership.on_heartbeat_request_generated();
         self.hb.reset_timer(now);
@@ -1304,7 +1327,15 @@ impl<N: Net> Member<N> {
                 drop(rng);
                 self.mark_coordinator_unknown(&format!("heartbeat failed with {}", error.name()));
             }
-            HeartbeatErrorAction::Retry | HeartbeatErrorAction::Report => {}
+            HeartbeatErrorAction::Retry => {
+                // A joining member would heartbeat again at once (Kafka skips the backoff while
+                // JOINING); UNRELEASED_INSTANCE_ID under the retry policy waits for it.
+                if error == ErrorCode::UnreleasedInstanceId {
+                    self.hold_heartbeats_until_ms =
+                        now + self.hb.request().remaining_backoff_ms(now);
+                }
+            }
+            HeartbeatErrorAction::Report => {}
             HeartbeatErrorAction::Fenced => {
                 self.hb.reset(&mut *rng);
                 drop(rng);
@@ -1482,7 +1513,11 @@ impl<N: Net> Member<N> {
             at(now + self.metadata.remaining_backoff_ms(now));
         }
         if self.coordinator.node().is_some() && !self.membership.should_skip_heartbeat() {
-            if self.should_heartbeat_before_interval_expires() {
+            if now < self.hold_heartbeats_until_ms {
+                at(self.hold_heartbeats_until_ms);
+            } else if self.heartbeat_throttled(now) {
+                at(now + 1);
+            } else if self.should_heartbeat_before_interval_expires() {
                 at(now);
             } else if !self.hb.request_in_flight() {
                 at(now + self.hb.time_to_next_heartbeat_ms(now));

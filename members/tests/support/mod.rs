@@ -4,11 +4,13 @@
 
 pub mod broker;
 pub mod net;
+pub mod scripted;
 
 use std::collections::BTreeMap;
 
 use coordinator::topics::{TopicMetadata, TopicsImage};
 
+#[allow(unused_imports)]
 pub use broker::TestBroker;
 #[allow(unused_imports)]
 pub use net::{Fabric, MemNet};
