@@ -414,3 +414,163 @@ async fn fenced_member_rejoins_and_its_late_commit_is_rejected() {
         })
         .await;
 }
+
+/// The debug form of every event of one run of a 2-process group with a restart.
+async fn scripted_run(seed: u64) -> Vec<String> {
+    let fabric = Fabric::new(1_700_000_000_000);
+    let _broker = TestBroker::start(
+        fabric.host("broker-0"),
+        BROKER,
+        ShardConfig::default(),
+        topics(&[("input", 4)]),
+    )
+    .await;
+    let log = EventLog::new();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let config = || StreamsConfig::new(APP, topology()).with_threads(2);
+    let d0 = StateDirectory::new(&mut rng);
+    let d1 = StateDirectory::new(&mut rng);
+    let p0 = start(&fabric, "p0", config(), d0, &mut rng, &log);
+    let p1 = start(&fabric, "p1", config(), d1, &mut rng, &log);
+    tokio::time::sleep(Duration::from_secs(20)).await;
+    let d1 = p1.kill();
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let p1 = start(&fabric, "p1", config(), d1, &mut rng, &log);
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    p0.stop().await;
+    p1.stop().await;
+    log.events().iter().map(|e| format!("{e:?}")).collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_same_seed_gives_the_same_events() {
+    LocalSet::new()
+        .run_until(async {
+            let a = scripted_run(99).await;
+            let b = scripted_run(99).await;
+            assert!(a.len() > 100);
+            assert_eq!(a, b);
+            let c = scripted_run(100).await;
+            assert_ne!(a, c, "another seed draws other member ids");
+        })
+        .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn members_learn_every_iq_endpoint_and_its_partitions() {
+    LocalSet::new()
+        .run_until(async {
+            let fabric = Fabric::new(1_700_000_000_000);
+            let _broker = TestBroker::start(
+                fabric.host("broker-0"),
+                BROKER,
+                ShardConfig::default(),
+                topics(&[("input", 4)]),
+            )
+            .await;
+            let log = EventLog::new();
+            let mut rng = ChaCha8Rng::seed_from_u64(31);
+            let mut processes = Vec::new();
+            for i in 0..2 {
+                let config = StreamsConfig::new(APP, topology())
+                    .with_application_server(format!("host-{i}"), 7070);
+                let dir = StateDirectory::new(&mut rng);
+                processes.push(start(
+                    &fabric,
+                    &format!("p{i}"),
+                    config,
+                    dir,
+                    &mut rng,
+                    &log,
+                ));
+            }
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            let (_, endpoints) = processes[0].endpoints().expect("endpoint information");
+            let hosts: BTreeSet<(String, u16)> =
+                endpoints.iter().map(|e| (e.host.clone(), e.port)).collect();
+            assert_eq!(
+                hosts,
+                [("host-0".to_string(), 7070), ("host-1".to_string(), 7070)].into()
+            );
+            let active: BTreeSet<members::observer::TopicPartition> = endpoints
+                .iter()
+                .flat_map(|e| e.active.iter().cloned())
+                .collect();
+            let expected: BTreeSet<members::observer::TopicPartition> = (0..4)
+                .flat_map(|p| {
+                    [
+                        members::observer::TopicPartition::new("input", p),
+                        members::observer::TopicPartition::new("wordcount-repartition", p),
+                    ]
+                })
+                .collect();
+            assert_eq!(active, expected);
+            // Both processes see the same picture.
+            assert_eq!(processes[1].endpoints().unwrap().1.len(), 2);
+            for p in processes {
+                p.stop().await;
+            }
+        })
+        .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_shutdown_request_stops_every_process_of_the_application() {
+    LocalSet::new()
+        .run_until(async {
+            let fabric = Fabric::new(1_700_000_000_000);
+            let broker = TestBroker::start(
+                fabric.host("broker-0"),
+                BROKER,
+                ShardConfig::default(),
+                topics(&[("input", 4)]),
+            )
+            .await;
+            let log = EventLog::new();
+            let mut rng = ChaCha8Rng::seed_from_u64(37);
+            let d0 = StateDirectory::new(&mut rng);
+            let d1 = StateDirectory::new(&mut rng);
+            let p0 = start(
+                &fabric,
+                "p0",
+                StreamsConfig::new(APP, topology()),
+                d0,
+                &mut rng,
+                &log,
+            );
+            let p1 = start(
+                &fabric,
+                "p1",
+                StreamsConfig::new(APP, topology()),
+                d1,
+                &mut rng,
+                &log,
+            );
+            tokio::time::sleep(Duration::from_secs(20)).await;
+            p0.request_shutdown_application();
+            tokio::time::sleep(Duration::from_secs(20)).await;
+            assert!(p0.is_finished() && p1.is_finished());
+            let events = log.events();
+            for name in ["p0/StreamThread-1", "p1/StreamThread-1"] {
+                assert!(
+                    events.iter().any(|e| e.client.name == name
+                        && matches!(&e.kind, EventKind::Statuses { statuses }
+                            if statuses.iter().any(|(code, _)| *code == 4))),
+                    "{name} saw SHUTDOWN_APPLICATION"
+                );
+                let leaves: Vec<i32> = events
+                    .iter()
+                    .filter(|e| e.client.name == name)
+                    .filter_map(|e| match e.kind {
+                        EventKind::LeaveSent { epoch } => Some(epoch),
+                        _ => None,
+                    })
+                    .collect();
+                assert_eq!(leaves, vec![-1], "{name} left the group");
+            }
+            broker.with_shard(|s| {
+                assert!(s.streams.group(APP).unwrap().is_empty());
+            });
+        })
+        .await;
+}

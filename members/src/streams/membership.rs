@@ -890,3 +890,242 @@ fn offsets_to_request(offsets: &TaskOffsets) -> Vec<req::TaskOffset> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::streams::topology::Subtopology;
+    use MemberState::*;
+
+    fn topology() -> Topology {
+        Topology::new(vec![Subtopology::new("0", &["in"])])
+    }
+
+    fn join_info() -> JoinInfo {
+        JoinInfo {
+            process_id: "p".into(),
+            topology: topology(),
+            rebalance_timeout_ms: 300_000,
+            user_endpoint: None,
+            rack_id: None,
+            client_tags: BTreeMap::new(),
+        }
+    }
+
+    fn task(p: i32) -> TaskId {
+        TaskId::new("0", p)
+    }
+
+    fn response(epoch: i32, active: Option<&[i32]>) -> StreamsGroupHeartbeatResponse {
+        let r = StreamsGroupHeartbeatResponse::default()
+            .with_member_id(str_bytes("m"))
+            .with_member_epoch(epoch)
+            .with_heartbeat_interval_ms(5_000)
+            .with_status(Some(Vec::new()));
+        match active {
+            None => r,
+            Some(parts) => r
+                .with_active_tasks(Some(vec![
+                    resp::TaskIds::default()
+                        .with_subtopology_id(str_bytes("0"))
+                        .with_partitions(parts.to_vec()),
+                ]))
+                .with_standby_tasks(Some(Vec::new()))
+                .with_warmup_tasks(Some(Vec::new())),
+        }
+    }
+
+    /// Runs a whole reconciliation (callbacks succeed at once).
+    fn reconcile(m: &mut Membership) -> ReconcilePlan {
+        let plan = m.maybe_reconcile().expect("a reconciliation is due");
+        assert!(m.on_revocation_done());
+        m.on_assignment_done(&plan);
+        plan
+    }
+
+    fn joined(active: &[i32]) -> Membership {
+        let mut m = Membership::new("g", "m", None);
+        m.subscribe();
+        m.build_heartbeat(&join_info(), BTreeMap::new(), BTreeMap::new(), 0);
+        m.on_heartbeat_request_generated();
+        m.on_heartbeat_success(&response(3, Some(active)), &topology())
+            .unwrap();
+        reconcile(&mut m);
+        m.build_heartbeat(&join_info(), BTreeMap::new(), BTreeMap::new(), 0);
+        m.on_heartbeat_request_generated();
+        m.take_transitions();
+        m
+    }
+
+    #[test]
+    fn join_reconcile_acknowledge_stable() {
+        let mut m = Membership::new("g", "m", Some("i"));
+        assert_eq!(m.state(), Unsubscribed);
+        m.subscribe();
+        let join = m.build_heartbeat(&join_info(), BTreeMap::new(), BTreeMap::new(), 0);
+        assert_eq!(join.member_epoch, 0);
+        assert!(join.topology.is_some());
+        m.on_heartbeat_request_generated();
+        m.on_heartbeat_success(&response(3, Some(&[0, 1])), &topology())
+            .unwrap();
+        assert_eq!((m.state(), m.member_epoch()), (Reconciling, 3));
+        let plan = reconcile(&mut m);
+        assert!(plan.revoke.is_empty());
+        assert_eq!(plan.added.active, [task(0), task(1)].into());
+        assert_eq!(m.state(), Acknowledging);
+        let ack = m.build_heartbeat(&join_info(), BTreeMap::new(), BTreeMap::new(), 0);
+        assert_eq!(ack.active_tasks.as_ref().unwrap()[0].partitions, vec![0, 1]);
+        assert!(ack.topology.is_none());
+        m.on_heartbeat_request_generated();
+        assert_eq!(m.state(), Stable);
+        let states: Vec<(MemberState, MemberState)> = m
+            .take_transitions()
+            .iter()
+            .map(|t| (t.from, t.to))
+            .collect();
+        assert_eq!(
+            states,
+            vec![
+                (Unsubscribed, Joining),
+                (Joining, Reconciling),
+                (Reconciling, Acknowledging),
+                (Acknowledging, Stable)
+            ]
+        );
+        // Nothing changed: the next heartbeat leaves the task lists null.
+        let next = m.build_heartbeat(&join_info(), BTreeMap::new(), BTreeMap::new(), 0);
+        assert!(next.active_tasks.is_none());
+    }
+
+    #[test]
+    fn revocation_reports_the_new_smaller_set() {
+        let mut m = joined(&[0, 1]);
+        m.on_heartbeat_success(&response(4, Some(&[1])), &topology())
+            .unwrap();
+        assert_eq!(m.state(), Reconciling);
+        let plan = reconcile(&mut m);
+        assert_eq!(plan.revoke, [task(0)].into());
+        assert!(plan.added.active.is_empty());
+        let hb = m.build_heartbeat(&join_info(), BTreeMap::new(), BTreeMap::new(), 0);
+        assert_eq!(hb.member_epoch, 4);
+        assert_eq!(hb.active_tasks.as_ref().unwrap()[0].partitions, vec![1]);
+    }
+
+    #[test]
+    fn a_new_target_during_reconciliation_is_reconciled_after_the_acknowledgement() {
+        let mut m = joined(&[0]);
+        m.on_heartbeat_success(&response(4, Some(&[0, 1])), &topology())
+            .unwrap();
+        let first = m.maybe_reconcile().unwrap();
+        // Another assignment arrives while the callbacks run.
+        m.on_heartbeat_success(&response(5, Some(&[0, 1, 2])), &topology())
+            .unwrap();
+        assert!(
+            m.maybe_reconcile().is_none(),
+            "one reconciliation at a time"
+        );
+        assert!(m.on_revocation_done());
+        m.on_assignment_done(&first);
+        assert_eq!(m.state(), Acknowledging);
+        m.build_heartbeat(&join_info(), BTreeMap::new(), BTreeMap::new(), 0);
+        m.on_heartbeat_request_generated();
+        assert_eq!(m.state(), Reconciling);
+        let second = m.maybe_reconcile().unwrap();
+        assert_eq!(second.added.active, [task(2)].into());
+    }
+
+    #[test]
+    fn fenced_drops_everything_and_rejoins_with_epoch_zero_and_the_same_member_id() {
+        let mut m = joined(&[0, 1]);
+        // Fenced in the middle of a reconciliation: its result no longer applies.
+        m.on_heartbeat_success(&response(4, Some(&[1])), &topology())
+            .unwrap();
+        let plan = m.maybe_reconcile().unwrap();
+        assert!(m.on_fenced());
+        assert_eq!((m.state(), m.member_epoch()), (Fenced, 0));
+        assert!(!m.on_revocation_done());
+        m.on_assignment_done(&plan);
+        assert_eq!(m.state(), Fenced);
+        m.on_all_tasks_lost();
+        assert_eq!(m.state(), Joining);
+        assert!(m.reconciled().is_empty());
+        let rejoin = m.build_heartbeat(&join_info(), BTreeMap::new(), BTreeMap::new(), 0);
+        assert_eq!(rejoin.member_id.as_str(), "m");
+        assert_eq!(rejoin.member_epoch, 0);
+        assert_eq!(rejoin.active_tasks, Some(Vec::new()));
+    }
+
+    #[test]
+    fn leave_epochs_follow_the_operation_and_the_membership_kind() {
+        let cases = [
+            (None, LeaveOperation::Default, Some(-1)),
+            (Some("i"), LeaveOperation::Default, Some(-2)),
+            (Some("i"), LeaveOperation::LeaveGroup, Some(-1)),
+            (Some("i"), LeaveOperation::RemainInGroup, Some(-2)),
+            (None, LeaveOperation::RemainInGroup, None),
+        ];
+        for (instance, op, expected) in cases {
+            let mut m = Membership::new("g", "m", instance);
+            m.subscribe();
+            assert!(m.leave_group(op));
+            assert_eq!(m.state(), Leaving);
+            let sent = (!m.should_skip_leave_heartbeat()).then(|| {
+                m.build_heartbeat(&join_info(), BTreeMap::new(), BTreeMap::new(), 0)
+                    .member_epoch
+            });
+            assert_eq!(sent, expected, "{instance:?} {op:?}");
+        }
+        // Not in the group: nothing to send.
+        let mut m = Membership::new("g", "m", None);
+        assert!(!m.leave_group(LeaveOperation::Default));
+    }
+
+    #[test]
+    fn unknown_subtopologies_are_fatal_and_readiness_follows_statuses() {
+        let mut m = Membership::new("g", "m", None);
+        m.subscribe();
+        m.on_heartbeat_request_generated();
+        let bad = StreamsGroupHeartbeatResponse::default()
+            .with_member_epoch(2)
+            .with_active_tasks(Some(vec![
+                resp::TaskIds::default()
+                    .with_subtopology_id(str_bytes("9"))
+                    .with_partitions(vec![0]),
+            ]))
+            .with_standby_tasks(Some(Vec::new()))
+            .with_warmup_tasks(Some(Vec::new()));
+        assert!(m.on_heartbeat_success(&bad, &topology()).is_err());
+        assert_eq!(m.state(), Fatal);
+
+        let missing = resp::Status::default()
+            .with_status_code(status::MISSING_SOURCE_TOPICS)
+            .with_status_detail(str_bytes("x"));
+        assert!(!is_group_ready(Some(&[missing])));
+        let stale = resp::Status::default().with_status_code(status::STALE_TOPOLOGY);
+        assert!(is_group_ready(Some(&[stale])));
+        assert!(is_group_ready(None));
+    }
+
+    #[test]
+    fn task_offsets_are_resent_only_when_changed_after_the_interval() {
+        let mut m = joined(&[0]);
+        let mut r = response(3, None);
+        r.task_offset_interval_ms = 60_000;
+        m.on_heartbeat_success(&r, &topology()).unwrap();
+        let offsets: TaskOffsets = [(task(5), 100)].into();
+        // The join sent {} at t=0; before the interval nothing is resent.
+        let hb = m.build_heartbeat(&join_info(), offsets.clone(), BTreeMap::new(), 30_000);
+        assert!(hb.task_offsets.is_none());
+        let hb = m.build_heartbeat(&join_info(), offsets.clone(), BTreeMap::new(), 60_000);
+        assert_eq!(hb.task_offsets.as_ref().unwrap()[0].offset, 100);
+        assert!(
+            hb.task_end_offsets.is_none(),
+            "unchanged end offsets stay null"
+        );
+        let hb = m.build_heartbeat(&join_info(), offsets, BTreeMap::new(), 130_000);
+        assert!(
+            hb.task_offsets.is_none(),
+            "unchanged offsets are not resent"
+        );
+    }
+}
