@@ -161,6 +161,18 @@ fn sequence(broker: &ScriptedBroker) -> Vec<(i64, Api)> {
         .collect()
 }
 
+/// The JoinGroup reasons (Kafka's `rejoinReason`).
+fn reasons(broker: &ScriptedBroker) -> Vec<String> {
+    broker
+        .of(Api::JoinGroup)
+        .iter()
+        .map(|r| match &r.request {
+            Request::JoinGroup(j) => j.reason.as_deref().unwrap_or("<null>").to_string(),
+            _ => unreachable!(),
+        })
+        .collect()
+}
+
 fn joins(broker: &ScriptedBroker) -> Vec<String> {
     broker
         .of(Api::JoinGroup)
@@ -189,6 +201,10 @@ async fn dynamic_member_joins_in_two_steps_assigns_as_leader_and_leaves_on_close
         );
         tokio::time::sleep(Duration::from_millis(6_500)).await;
         assert_eq!(joins(&broker), vec!["", "member-1"]);
+        assert_eq!(
+            reasons(&broker),
+            vec!["", "need to re-join with the given member-id: member-1"]
+        );
         let join = &broker.of(Api::JoinGroup)[1];
         assert_eq!(join.version, 9);
         let Request::JoinGroup(j) = &join.request else {
@@ -288,6 +304,7 @@ async fn rebalance_in_progress_commits_revokes_and_rejoins_with_the_same_member_
         };
         assert_eq!(h.group_instance_id.as_deref(), Some("i-1"));
         assert_eq!(joins(&broker), vec!["", "member-1"]);
+        assert_eq!(reasons(&broker), vec!["", "group is already rebalancing"]);
         let Request::JoinGroup(j) = &broker.of(Api::JoinGroup)[1].request else {
             unreachable!()
         };
@@ -337,6 +354,10 @@ async fn illegal_generation_keeps_the_member_id_and_unknown_member_id_drops_it()
             );
             tokio::time::sleep(Duration::from_millis(3_500)).await;
             assert_eq!(joins(&broker), vec!["".to_string(), rejoin_id.to_string()]);
+            assert_eq!(
+                reasons(&broker)[1],
+                format!("encountered {} from HEARTBEAT response", error.name())
+            );
             // Partitions are lost, not revoked, and nothing is committed first.
             assert!(broker.of(Api::OffsetCommit).is_empty());
             let kinds: Vec<String> = log

@@ -23,7 +23,7 @@ use protocol::net::Net;
 use protocol::{Api, ErrorCode, Request, Response};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::assignor::{Assignor, MemberSubscription};
@@ -72,7 +72,6 @@ const JOIN_GROUP_TIMEOUT_LAPSE_MS: u64 = 5_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Control {
-    Run,
     Close,
 }
 
@@ -170,7 +169,7 @@ struct Member<N: Net> {
     client: Rc<KafkaClient<N>>,
     emitter: Emitter,
     rng: Rc<RefCell<ChaCha8Rng>>,
-    control: watch::Receiver<Control>,
+    control: mpsc::UnboundedReceiver<Control>,
     control_open: bool,
     tx: mpsc::UnboundedSender<Msg>,
     rx: mpsc::UnboundedReceiver<Msg>,
@@ -181,6 +180,8 @@ struct Member<N: Net> {
     generation: i32,
     protocol_name: Option<String>,
     rejoin_needed: bool,
+    /// Why the member rejoins (sent as the JoinGroup reason, as Kafka's `rejoinReason`).
+    rejoin_reason: String,
     needs_join_prepare: bool,
     join: JoinPhase,
     join_retry: RequestState,
@@ -208,7 +209,7 @@ struct Member<N: Net> {
 /// `LocalSet`.
 pub struct Consumer {
     name: String,
-    control: watch::Sender<Control>,
+    control: mpsc::UnboundedSender<Control>,
     emitter: Emitter,
     handle: Option<JoinHandle<()>>,
 }
@@ -237,7 +238,7 @@ impl Consumer {
                 process_id: String::new(),
             },
         );
-        let (control, rx) = watch::channel(Control::Run);
+        let (control, rx) = mpsc::unbounded_channel();
         let member = Member::new(
             net,
             bootstrap,
@@ -267,7 +268,7 @@ impl Consumer {
     /// `KafkaConsumer.close()`: commit, revoke the partitions, send LeaveGroup if the member is
     /// dynamic (a static member sends nothing and lets its session expire), disconnect.
     pub async fn close(mut self) {
-        self.control.send_replace(Control::Close);
+        let _ = self.control.send(Control::Close);
         if let Some(h) = self.handle.take() {
             let _ = h.await;
         }
@@ -310,7 +311,7 @@ impl<N: Net> Member<N> {
         config: ConsumerConfig,
         emitter: Emitter,
         rng: ChaCha8Rng,
-        control: watch::Receiver<Control>,
+        control: mpsc::UnboundedReceiver<Control>,
     ) -> Self {
         let rng = Rc::new(RefCell::new(rng));
         let mut conn = ConnectionConfig::new(config.client_id.clone());
@@ -340,9 +341,17 @@ impl<N: Net> Member<N> {
             generation: NO_GENERATION,
             protocol_name: None,
             rejoin_needed: true,
+            rejoin_reason: String::new(),
             needs_join_prepare: true,
             join: JoinPhase::Idle,
-            join_retry: RequestState::new(retry),
+            // `joinGroupIfNeeded` sleeps `retry.backoff.ms` between failed rounds (no growth,
+            // no jitter).
+            join_retry: RequestState::new(ExponentialBackoff::new(
+                config.retry_backoff_ms,
+                1,
+                config.retry_backoff_ms,
+                0.0,
+            )),
             heartbeat_enabled: false,
             heartbeat_due_ms: now,
             heartbeat_attempts: 0,
@@ -386,14 +395,13 @@ impl<N: Net> Member<N> {
             let sleep = tokio::time::sleep(Duration::from_millis((wake - now).max(1) as u64));
             tokio::select! {
                 biased;
-                changed = self.control.changed(), if self.control_open => {
-                    if changed.is_err() {
+                control = self.control.recv(), if self.control_open => match control {
+                    Some(Control::Close) => self.closing = true,
+                    None => {
                         self.control_open = false;
                         self.closing = true;
-                    } else if *self.control.borrow_and_update() == Control::Close {
-                        self.closing = true;
                     }
-                }
+                },
                 Some(msg) = self.rx.recv() => {
                     let now = self.now();
                     self.handle(msg, now);
@@ -585,6 +593,7 @@ impl<N: Net> Member<N> {
                     })
                     .collect(),
             );
+        let reason = self.rejoin_reason.clone();
         let timeout = self
             .config
             .request_timeout_ms
@@ -596,7 +605,7 @@ impl<N: Net> Member<N> {
                     .send_built(&node.broker, Api::JoinGroup, timeout, |version| {
                         // The reason field exists from v8.
                         let r = if version >= 8 {
-                            request.with_reason(Some(s("rebalance")))
+                            request.with_reason(Some(s(truncate_reason(&reason))))
                         } else {
                             request
                         };
@@ -615,7 +624,7 @@ impl<N: Net> Member<N> {
         self.join = JoinPhase::Idle;
         let r = match result {
             Ok(Response::JoinGroup(r)) => r,
-            Ok(_) => return self.join_failed_retriable(now, None),
+            Ok(_) => return self.join_failed_retriable(now, None, ErrorCode::UnknownServerError),
             Err(failure) => return self.join_failed_transport(failure, now),
         };
         let error = ErrorCode::from_code(r.error_code).unwrap_or(ErrorCode::UnknownServerError);
@@ -659,15 +668,22 @@ impl<N: Net> Member<N> {
                 self.join_retry.reset(&mut *self.rng.borrow_mut());
                 let member_id = r.member_id.to_string();
                 self.set_generation(NO_GENERATION, &member_id);
+                self.request_rejoin(format!(
+                    "need to re-join with the given member-id: {member_id}"
+                ));
             }
             ErrorCode::UnknownMemberId => {
                 self.join_retry.reset(&mut *self.rng.borrow_mut());
-                self.reset_generation(true);
+                self.reset_generation(true, error, "JOIN_GROUP");
+                self.rebalance_failed(&exception_name(error));
             }
-            ErrorCode::RebalanceInProgress => self.join_retry.reset(&mut *self.rng.borrow_mut()),
-            ErrorCode::CoordinatorLoadInProgress => self.join_failed_retriable(now, None),
+            ErrorCode::RebalanceInProgress => {
+                self.join_retry.reset(&mut *self.rng.borrow_mut());
+                self.rebalance_failed(&exception_name(error));
+            }
+            ErrorCode::CoordinatorLoadInProgress => self.join_failed_retriable(now, None, error),
             ErrorCode::CoordinatorNotAvailable | ErrorCode::NotCoordinator => {
-                self.join_failed_retriable(now, Some(error));
+                self.join_failed_retriable(now, Some(error), error);
             }
             fatal => {
                 let message = format!("JoinGroup failed: {}", fatal.default_message());
@@ -676,7 +692,14 @@ impl<N: Net> Member<N> {
         }
     }
 
-    fn join_failed_retriable(&mut self, now: i64, rediscover: Option<ErrorCode>) {
+    /// The join loop's reaction to a failed round (`joinGroupIfNeeded`): the next JoinGroup's
+    /// reason names the exception.
+    fn rebalance_failed(&mut self, exception: &str) {
+        self.request_rejoin(format!("rebalance failed due to {exception}"));
+    }
+
+    fn join_failed_retriable(&mut self, now: i64, rediscover: Option<ErrorCode>, error: ErrorCode) {
+        self.rebalance_failed(&exception_name(error));
         {
             let mut rng = self.rng.borrow_mut();
             self.join_retry.on_failed_attempt(now, &mut *rng);
@@ -698,6 +721,12 @@ impl<N: Net> Member<N> {
             let mut rng = self.rng.borrow_mut();
             self.join_retry.on_failed_attempt(now, &mut *rng);
         }
+        let exception = match failure {
+            RequestFailure::TimedOut => "TimeoutException",
+            RequestFailure::Disconnected(_) => "DisconnectException",
+            _ => "KafkaException",
+        };
+        self.rebalance_failed(exception);
         if matches!(failure, RequestFailure::Disconnected(_)) {
             self.mark_coordinator_unknown(&failure.to_string());
         }
@@ -716,7 +745,7 @@ impl<N: Net> Member<N> {
             Ok(snapshot) => snapshot,
             Err(_) => {
                 // Without metadata the leader cannot assign: start the round again.
-                self.join_failed_retriable(now, None);
+                self.join_failed_retriable(now, None, ErrorCode::RequestTimedOut);
                 return;
             }
         };
@@ -801,7 +830,7 @@ impl<N: Net> Member<N> {
         self.join = JoinPhase::Idle;
         let r = match result {
             Ok(Response::SyncGroup(r)) => r,
-            Ok(_) => return self.join_failed_retriable(now, None),
+            Ok(_) => return self.join_failed_retriable(now, None, ErrorCode::UnknownServerError),
             Err(failure) => return self.join_failed_transport(failure, now),
         };
         let error = ErrorCode::from_code(r.error_code).unwrap_or(ErrorCode::UnknownServerError);
@@ -820,6 +849,7 @@ impl<N: Net> Member<N> {
                 };
                 self.set_state(ConsumerState::Stable);
                 self.rejoin_needed = false;
+                self.rejoin_reason.clear();
                 // The next rebalance prepares again (commit, revoke).
                 self.needs_join_prepare = true;
                 self.job = Some(Job::Assign {
@@ -829,7 +859,7 @@ impl<N: Net> Member<N> {
             }
             ErrorCode::RebalanceInProgress => {
                 self.join_retry.reset(&mut *self.rng.borrow_mut());
-                self.rejoin_needed = true;
+                self.rebalance_failed(&exception_name(error));
             }
             ErrorCode::UnknownMemberId | ErrorCode::IllegalGeneration => {
                 self.join_retry.reset(&mut *self.rng.borrow_mut());
@@ -837,10 +867,11 @@ impl<N: Net> Member<N> {
                     error,
                     epoch: self.generation,
                 });
-                self.reset_generation(error == ErrorCode::UnknownMemberId);
+                self.reset_generation(error == ErrorCode::UnknownMemberId, error, "SYNC_GROUP");
+                self.rebalance_failed(&exception_name(error));
             }
             ErrorCode::CoordinatorNotAvailable | ErrorCode::NotCoordinator => {
-                self.join_failed_retriable(now, Some(error));
+                self.join_failed_retriable(now, Some(error), error);
             }
             fatal => {
                 let message = format!("SyncGroup failed: {}", fatal.default_message());
@@ -851,7 +882,12 @@ impl<N: Net> Member<N> {
 
     /// `resetStateAndRejoin`: back to UNJOINED with no generation (and no member id when asked),
     /// prepare again before the next join (partitions are then lost, not revoked).
-    fn reset_generation(&mut self, reset_member_id: bool) {
+    fn request_rejoin(&mut self, reason: String) {
+        self.rejoin_needed = true;
+        self.rejoin_reason = reason;
+    }
+
+    fn reset_generation(&mut self, reset_member_id: bool, error: ErrorCode, api: &str) {
         let member_id = if reset_member_id {
             String::new()
         } else {
@@ -861,7 +897,7 @@ impl<N: Net> Member<N> {
         self.protocol_name = None;
         self.set_state(ConsumerState::Unjoined);
         self.heartbeat_enabled = false;
-        self.rejoin_needed = true;
+        self.request_rejoin(format!("encountered {} from {api} response", error.name()));
         self.needs_join_prepare = true;
     }
 
@@ -896,7 +932,7 @@ impl<N: Net> Member<N> {
             ErrorCode::RebalanceInProgress => {
                 // Heartbeating goes on during a rebalance; a stable member rejoins.
                 if self.state == ConsumerState::Stable {
-                    self.rejoin_needed = true;
+                    self.request_rejoin("group is already rebalancing".into());
                 }
                 self.receive_heartbeat(now);
             }
@@ -906,7 +942,7 @@ impl<N: Net> Member<N> {
                         error,
                         epoch: generation,
                     });
-                    self.reset_generation(error == ErrorCode::UnknownMemberId);
+                    self.reset_generation(error == ErrorCode::UnknownMemberId, error, "HEARTBEAT");
                 }
                 self.fail_heartbeat(now);
             }
@@ -1215,7 +1251,9 @@ impl<N: Net> Member<N> {
                         );
                         return;
                     }
-                    ErrorCode::RebalanceInProgress => self.rejoin_needed = true,
+                    ErrorCode::RebalanceInProgress => self.request_rejoin(
+                        "offset commit failed since group is already rebalancing".into(),
+                    ),
                     ErrorCode::UnknownMemberId | ErrorCode::IllegalGeneration
                         if generation_unchanged
                             || self.state != ConsumerState::PreparingRebalance =>
@@ -1224,7 +1262,11 @@ impl<N: Net> Member<N> {
                             error,
                             epoch: op.generation,
                         });
-                        self.reset_generation(error == ErrorCode::UnknownMemberId);
+                        self.reset_generation(
+                            error == ErrorCode::UnknownMemberId,
+                            error,
+                            "OFFSET_COMMIT",
+                        );
                     }
                     _ => {}
                 }
@@ -1517,5 +1559,51 @@ impl<N: Net> Drop for Member<N> {
         for h in self.children.drain(..) {
             h.abort();
         }
+    }
+}
+
+/// `JoinGroupRequest.maybeTruncateReason`: at most 255 characters.
+fn truncate_reason(reason: &str) -> &str {
+    match reason.char_indices().nth(255) {
+        Some((i, _)) => &reason[..i],
+        None => reason,
+    }
+}
+
+/// The simple name of the Java exception an error code maps to (`UNKNOWN_MEMBER_ID` ->
+/// `UnknownMemberIdException`), as the consumer names it in its rejoin reason.
+fn exception_name(error: ErrorCode) -> String {
+    let mut out = String::new();
+    for word in error.name().split('_') {
+        let mut chars = word.chars();
+        if let Some(first) = chars.next() {
+            out.push(first);
+            out.extend(chars.map(|c| c.to_ascii_lowercase()));
+        }
+    }
+    out.push_str("Exception");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exception_names_follow_kafkas_classes() {
+        assert_eq!(
+            exception_name(ErrorCode::UnknownMemberId),
+            "UnknownMemberIdException"
+        );
+        assert_eq!(
+            exception_name(ErrorCode::RebalanceInProgress),
+            "RebalanceInProgressException"
+        );
+        assert_eq!(
+            exception_name(ErrorCode::NotCoordinator),
+            "NotCoordinatorException"
+        );
+        assert_eq!(truncate_reason(&"x".repeat(300)).len(), 255);
+        assert_eq!(truncate_reason("short"), "short");
     }
 }

@@ -18,7 +18,7 @@ use protocol::messages::{StreamsGroupHeartbeatResponse, TopicName};
 use protocol::net::Net;
 use protocol::{Api, ErrorCode, Request, Response};
 use rand_chacha::ChaCha8Rng;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
@@ -40,17 +40,27 @@ use crate::request_state::{HeartbeatRequestState, RequestState};
 /// What the process asks of its member threads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Control {
-    Run,
     /// Commit, close the tasks and leave with this operation, then stop.
     Stop(LeaveOperation),
 }
 
 /// State every member thread of one process shares.
 pub(crate) struct ProcessShared {
-    pub(crate) control: watch::Sender<Control>,
+    /// One control channel per thread. (Not a `watch`: tokio's watch wakes its receivers in a
+    /// randomised order, which would make runs differ.)
+    pub(crate) controls: RefCell<Vec<mpsc::UnboundedSender<Control>>>,
     pub(crate) shutdown_application: Cell<bool>,
     /// IQ endpoint information, the latest any member received (epoch, endpoints).
     pub(crate) endpoints: RefCell<Option<(i32, Vec<EndpointPartitions>)>>,
+}
+
+impl ProcessShared {
+    /// Asks every thread to stop (in thread order).
+    pub(crate) fn stop_all(&self, operation: LeaveOperation) {
+        for tx in self.controls.borrow().iter() {
+            let _ = tx.send(Control::Stop(operation));
+        }
+    }
 }
 
 /// Everything one member thread needs.
@@ -60,6 +70,7 @@ pub(crate) struct MemberParams<N: Net> {
     pub(crate) config: Rc<StreamsConfig>,
     pub(crate) state_dir: StateDirectory,
     pub(crate) shared: Rc<ProcessShared>,
+    pub(crate) control: mpsc::UnboundedReceiver<Control>,
     pub(crate) emitter: Emitter,
     pub(crate) rng: ChaCha8Rng,
     pub(crate) member_id: String,
@@ -185,7 +196,7 @@ pub(crate) struct Member<N: Net> {
     join: JoinInfo,
     state_dir: StateDirectory,
     shared: Rc<ProcessShared>,
-    control: watch::Receiver<Control>,
+    control: mpsc::UnboundedReceiver<Control>,
     control_open: bool,
     membership: Membership,
     hb: HeartbeatRequestState,
@@ -234,6 +245,7 @@ impl<N: Net> Member<N> {
             config,
             state_dir,
             shared,
+            control,
             emitter,
             rng,
             member_id,
@@ -259,7 +271,6 @@ impl<N: Net> Member<N> {
             client_tags: config.client_tags.clone(),
         };
         let (tx, rx) = mpsc::unbounded_channel();
-        let control = shared.control.subscribe();
         Self {
             client,
             rng,
@@ -333,15 +344,16 @@ impl<N: Net> Member<N> {
             let sleep = tokio::time::sleep(Duration::from_millis((wake - now).max(1) as u64));
             tokio::select! {
                 biased;
-                changed = self.control.changed(), if self.control_open => {
-                    if changed.is_err() {
+                control = self.control.recv(), if self.control_open => match control {
+                    Some(Control::Stop(op)) => {
+                        self.stop_requested.get_or_insert(op);
+                    }
+                    None => {
                         // The process handle is gone: stop as on close.
                         self.control_open = false;
                         self.stop_requested.get_or_insert(LeaveOperation::Default);
-                    } else if let Control::Stop(op) = *self.control.borrow_and_update() {
-                        self.stop_requested.get_or_insert(op);
                     }
-                }
+                },
                 Some(msg) = self.rx.recv() => {
                     let now = self.now();
                     self.handle(msg, now);
@@ -1293,9 +1305,7 @@ impl<N: Net> Member<N> {
                             s.status_detail
                         ),
                     });
-                    self.shared
-                        .control
-                        .send_replace(Control::Stop(LeaveOperation::Default));
+                    self.shared.stop_all(LeaveOperation::Default);
                     return;
                 }
                 status::MISSING_SOURCE_TOPICS => missing = Some(s.status_detail.to_string()),
@@ -1429,9 +1439,7 @@ impl<N: Net> Member<N> {
             then: AfterLost::Fatal,
         });
         if self.config.on_fatal == FatalErrorPolicy::ShutdownClient {
-            self.shared
-                .control
-                .send_replace(Control::Stop(LeaveOperation::Default));
+            self.shared.stop_all(LeaveOperation::Default);
         }
     }
 

@@ -7,11 +7,11 @@ use std::rc::Rc;
 use protocol::net::Net;
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tokio::sync::watch;
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::config::StreamsConfig;
-use super::member::{Control, Member, MemberParams, ProcessShared};
+use super::member::{Member, MemberParams, ProcessShared};
 use super::membership::LeaveOperation;
 use super::state_dir::StateDirectory;
 use crate::ids::kafka_uuid_string;
@@ -54,9 +54,8 @@ impl StreamsProcess {
         observer: Rc<dyn Observer>,
     ) -> Self {
         let config = Rc::new(config);
-        let (control, _) = watch::channel(Control::Run);
         let shared = Rc::new(ProcessShared {
-            control,
+            controls: RefCell::new(Vec::new()),
             shutdown_application: Cell::new(false),
             endpoints: RefCell::new(None),
         });
@@ -78,12 +77,15 @@ impl StreamsProcess {
                     process_id: process_id.clone(),
                 },
             );
+            let (control_tx, control) = mpsc::unbounded_channel();
+            shared.controls.borrow_mut().push(control_tx);
             let member = Member::new(MemberParams {
                 net: net.clone(),
                 bootstrap: bootstrap.clone(),
                 config: config.clone(),
                 state_dir: state_dir.clone(),
                 shared: shared.clone(),
+                control,
                 emitter: emitter.clone(),
                 rng: thread_rng,
                 member_id: member_id.clone(),
@@ -159,7 +161,7 @@ impl StreamsProcess {
 
     /// `close(CloseOptions)` with an explicit group membership operation.
     pub async fn stop_with(mut self, operation: LeaveOperation) -> StateDirectory {
-        self.shared.control.send_replace(Control::Stop(operation));
+        self.shared.stop_all(operation);
         for t in self.threads.drain(..) {
             let _ = t.handle.await;
         }
