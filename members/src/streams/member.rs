@@ -893,7 +893,12 @@ impl<N: Net> Member<N> {
                     return None;
                 }
                 let node = self.coordinator.node().cloned()?;
-                op.epoch = self.membership.member_epoch();
+                // The consumer knows an epoch only once it is positive; otherwise it commits
+                // with the default generation -1 (`CommitRequestManager.MemberInfo`).
+                op.epoch = match self.membership.member_epoch() {
+                    e if e > 0 => e,
+                    _ => -1,
+                };
                 let committer = Committer {
                     group_id: self.membership.group_id().to_string(),
                     member_id: self.membership.member_id().to_string(),
