@@ -295,3 +295,69 @@ async fn admin_describes_removes_a_static_member_and_deletes_the_group() {
         })
         .await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn dynamic_members_rebalance_on_join_and_leave() {
+    LocalSet::new()
+        .run_until(async {
+            let fabric = Fabric::new(1_700_000_000_000);
+            let broker = broker(&fabric).await;
+            let log = EventLog::new();
+            let mut rng = ChaCha8Rng::seed_from_u64(13);
+            let config = |i: usize| {
+                ConsumerConfig::new(GROUP, format!("consumer-{i}"), &["orders"])
+                    .with_assignors(&[Assignor::RoundRobin])
+            };
+            let c0 = start(&fabric, "c0", config(0), &mut rng, &log);
+            tokio::time::sleep(Duration::from_secs(10)).await;
+            assert_eq!(owned(&log.events())["c0"].len(), 6);
+            let c1 = start(&fabric, "c1", config(1), &mut rng, &log);
+            tokio::time::sleep(Duration::from_secs(15)).await;
+            let events = log.events();
+            let now = owned(&events);
+            assert_eq!(now["c0"].len(), 3, "{now:?}");
+            assert_eq!(now["c1"].len(), 3, "{now:?}");
+            assert!(now["c0"].is_disjoint(&now["c1"]));
+            // The newcomer made c0 rebalance: it committed, revoked everything (eager) and rejoined.
+            let c0_kinds: Vec<&str> = events
+                .iter()
+                .filter(|e| e.client.name == "c0")
+                .filter_map(|e| match e.kind {
+                    EventKind::PartitionsRevoked { .. } => Some("revoked"),
+                    EventKind::Joined { .. } => Some("joined"),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(c0_kinds, vec!["joined", "revoked", "joined"]);
+            let generation_two = generation(&broker);
+            assert_eq!(generation_two, 2);
+            // Both joined with the two-step join: a MEMBER_ID_REQUIRED answer first.
+            let member_id_required = events
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        e.kind,
+                        EventKind::ResponseReceived {
+                            api: protocol::Api::JoinGroup,
+                            error: Some(ErrorCode::MemberIdRequired),
+                            ..
+                        }
+                    )
+                })
+                .count();
+            assert_eq!(member_id_required, 2);
+            // c1 leaves with LeaveGroup; c0 takes everything back in generation 3.
+            c1.close().await;
+            tokio::time::sleep(Duration::from_secs(10)).await;
+            assert_eq!(owned(&log.events())["c0"].len(), 6);
+            assert_eq!(generation(&broker), 3);
+            let leaves = broker
+                .log()
+                .iter()
+                .filter(|x| matches!(x.request, protocol::Request::LeaveGroup(_)))
+                .count();
+            assert_eq!(leaves, 1);
+            c0.close().await;
+        })
+        .await;
+}

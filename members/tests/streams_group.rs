@@ -609,3 +609,65 @@ async fn a_shutdown_request_stops_every_process_of_the_application() {
         })
         .await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn standby_replicas_of_stateful_tasks_live_on_other_processes() {
+    LocalSet::new()
+        .run_until(async {
+            let fabric = Fabric::new(1_700_000_000_000);
+            let mut shard_config = ShardConfig::default();
+            shard_config
+                .set("group.streams.num.standby.replicas", "1")
+                .unwrap();
+            let _broker = TestBroker::start(
+                fabric.host("broker-0"),
+                BROKER,
+                shard_config,
+                topics(&[("input", 4)]),
+            )
+            .await;
+            let log = EventLog::new();
+            let mut rng = ChaCha8Rng::seed_from_u64(41);
+            let mut processes = Vec::new();
+            for i in 0..2 {
+                let dir = StateDirectory::new(&mut rng);
+                let config = StreamsConfig::new(APP, topology());
+                processes.push(start(
+                    &fabric,
+                    &format!("p{i}"),
+                    config,
+                    dir,
+                    &mut rng,
+                    &log,
+                ));
+            }
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            let mut active: BTreeMap<String, BTreeSet<TaskId>> = BTreeMap::new();
+            let mut standby: BTreeMap<String, BTreeSet<TaskId>> = BTreeMap::new();
+            for e in log.events() {
+                if let EventKind::OwnedTasks {
+                    active: a,
+                    standby: s,
+                    ..
+                } = &e.kind
+                {
+                    active.insert(e.client.name.clone(), a.iter().cloned().collect());
+                    standby.insert(e.client.name.clone(), s.iter().cloned().collect());
+                }
+            }
+            // Only subtopology 1 is stateful: each of its tasks has one standby, on the other
+            // process than its active task.
+            let all_standby: BTreeSet<TaskId> = standby.values().flatten().cloned().collect();
+            let expected: BTreeSet<TaskId> = (0..4).map(|p| TaskId::new("1", p)).collect();
+            assert_eq!(all_standby, expected);
+            for (member, tasks) in &standby {
+                for t in tasks {
+                    assert!(!active[member].contains(t), "{member} has {t} twice");
+                }
+            }
+            for p in processes {
+                p.stop().await;
+            }
+        })
+        .await;
+}
