@@ -4,4 +4,5 @@ pub mod assign_cli;
 pub mod conformance;
 pub mod script;
 pub mod script_cli;
+pub mod serve_cli;
 pub mod wire_cli;
