@@ -260,10 +260,25 @@ fn run_inner(args: &ConformanceArgs) -> Result<i32, String> {
         return Err("nothing to run: give --seeds, --corpus and/or --assignor".into());
     }
     let (dir, keep) = work_dir(args.keep.as_deref())?;
+    let result = compare_in(args, &oracle, seeds, &dir, keep, started);
+    if result.is_err() && !keep {
+        // Nothing to look at: the oracle or the input failed before any comparison.
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    result
+}
 
+fn compare_in(
+    args: &ConformanceArgs,
+    oracle: &Oracle,
+    seeds: Option<std::ops::Range<u64>>,
+    dir: &Path,
+    keep: bool,
+    started: Instant,
+) -> Result<i32, String> {
     let mut cases = Vec::new();
     if let Some(corpus) = &args.corpus {
-        cases.extend(corpus_cases(corpus, &dir)?);
+        cases.extend(corpus_cases(corpus, dir)?);
     }
     let gen_started = Instant::now();
     if let Some(seeds) = seeds.clone() {
@@ -274,7 +289,7 @@ fn run_inner(args: &ConformanceArgs) -> Result<i32, String> {
         };
         for seed in seeds {
             for kind in kinds {
-                cases.push(generate_case(kind, seed, args, &oracle, &dir)?);
+                cases.push(generate_case(kind, seed, args, oracle, dir)?);
             }
         }
     }
@@ -330,11 +345,11 @@ fn run_inner(args: &ConformanceArgs) -> Result<i32, String> {
     let mut assignor_report = None;
     if args.assignor > 0 {
         assignor_report = Some(assignor::compare(
-            &oracle,
+            oracle,
             args.assignor,
             args.assignor_seed,
             args.assignor_max_members,
-            &dir,
+            dir,
         )?);
     }
 
@@ -406,7 +421,7 @@ fn run_inner(args: &ConformanceArgs) -> Result<i32, String> {
     if failed || keep {
         println!("scripts and outputs: {}", dir.display());
     } else {
-        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_dir_all(dir);
     }
     Ok(if failed { EXIT_DIVERGENCE } else { 0 })
 }
