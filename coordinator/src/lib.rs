@@ -4,14 +4,19 @@
 //! The shard is sans-IO and event-sourced (see `../shared/DESIGN.md`): it decides, emits records, and
 //! changes state only by replaying records, so loading after fail-over is the same code path.
 
+pub mod broker;
 pub mod classic;
 pub mod config;
 pub mod context;
+pub mod controller;
 pub mod error;
+pub mod events;
 pub mod group;
 pub mod group_admin;
+pub mod net;
 pub mod offsets;
 pub mod records;
+pub mod rpc;
 pub mod shard;
 pub mod streams;
 pub mod timer;

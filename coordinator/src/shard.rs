@@ -299,6 +299,9 @@ impl Shard {
         for record in &outcome.records {
             self.replay(record);
         }
+        if !outcome.records.is_empty() {
+            self.streams.on_write();
+        }
         outcome
     }
 

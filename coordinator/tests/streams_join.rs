@@ -228,6 +228,23 @@ fn s8_07_join_empty_streams_group_and_describe() {
         g.assignor_name.as_deref().map(|s| s.to_string()),
         Some("sticky".to_string())
     );
+    // Authorized operations only when asked for; then, as a broker without authorizer, every group
+    // operation (READ, DESCRIBE, DELETE, DESCRIBE_CONFIGS, ALTER_CONFIGS), as Kafka's KafkaApis fills them.
+    assert_eq!(g.authorized_operations, i32::MIN);
+    let r = protocol::messages::StreamsGroupDescribeRequest::default()
+        .with_group_ids(vec![
+            protocol::messages::GroupId(GROUP.into()),
+            protocol::messages::GroupId("nope".into()),
+        ])
+        .with_include_authorized_operations(true);
+    match h.request(protocol::Request::StreamsGroupDescribe(r)) {
+        (protocol::Response::StreamsGroupDescribe(d), _) => {
+            assert_eq!(d.groups[0].authorized_operations, 3400);
+            assert_eq!(d.groups[1].error_code, ErrorCode::GroupIdNotFound.code());
+            assert_eq!(d.groups[1].authorized_operations, i32::MIN);
+        }
+        other => panic!("unexpected response {other:?}"),
+    }
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! The scenario catalogue and the pieces of the `regroup` command.
 
 pub mod assign_cli;
+pub mod conformance;
 pub mod script;
 pub mod script_cli;
+pub mod serve_cli;
 pub mod wire_cli;

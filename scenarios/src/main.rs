@@ -16,8 +16,12 @@ enum Command {
     Assign(scenarios::assign_cli::AssignArgs),
     /// Drive one coordinator shard from JSON lines (see the README).
     Script(scenarios::script_cli::ScriptArgs),
+    /// Run a one-node cluster on real TCP for Kafka clients (see the README).
+    Serve(scenarios::serve_cli::ServeArgs),
     /// Inspect the Kafka wire format: sample frames of any api regroup serves, decode frames.
     Wire(scenarios::wire_cli::WireArgs),
+    /// Compare regroup's coordinator with Apache Kafka 4.4.0's on generated and corpus scripts (see the README).
+    Conformance(scenarios::conformance::ConformanceArgs),
 }
 
 fn main() {
@@ -36,6 +40,8 @@ fn main() {
         }
         Some(Command::Assign(args)) => std::process::exit(scenarios::assign_cli::run(&args)),
         Some(Command::Script(args)) => std::process::exit(scenarios::script_cli::run(&args)),
+        Some(Command::Serve(args)) => std::process::exit(scenarios::serve_cli::run(&args)),
         Some(Command::Wire(args)) => std::process::exit(scenarios::wire_cli::run(args)),
+        Some(Command::Conformance(args)) => std::process::exit(scenarios::conformance::run(&args)),
     }
 }

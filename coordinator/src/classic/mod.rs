@@ -21,7 +21,7 @@ pub mod persist;
 pub mod state;
 
 pub(crate) mod api;
-mod describe;
+pub(crate) mod describe;
 mod heartbeat;
 mod join;
 mod leave;

@@ -3,9 +3,11 @@
 //! is how a coordinator loads after fail-over.
 
 pub mod classic;
+pub mod codec;
 pub mod json;
 pub mod offsets;
 pub mod streams;
+pub mod wire;
 
 use serde_json::{Value, json};
 

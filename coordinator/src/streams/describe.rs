@@ -247,7 +247,8 @@ impl StreamsGroups {
                 continue;
             };
             let p = &group.persistent;
-            let topology = match (&group.soft.configured_topology, &p.topology) {
+            // Read at the last committed offset: the configured topology as of the last write.
+            let topology = match (&group.soft.committed_configured_topology, &p.topology) {
                 (Some(c), _) if c.is_ready() => configured_topology(c),
                 (_, Some(t)) => stored_topology(t),
                 (_, None) => {
@@ -292,6 +293,13 @@ impl StreamsGroups {
                 .collect();
         }
         invalid.extend(described);
+        if r.include_authorized_operations {
+            // KafkaApis fills them for every described group; a broker without authorizer allows every
+            // group operation (the value DescribeGroups reports too).
+            for g in invalid.iter_mut().filter(|g| g.error_code == 0) {
+                g.authorized_operations = crate::classic::describe::ALL_GROUP_OPERATIONS;
+            }
+        }
         StreamsGroupDescribeResponse::default().with_groups(invalid)
     }
 }

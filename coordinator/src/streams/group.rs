@@ -179,6 +179,10 @@ pub struct MemberTaskOffsets {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Soft {
     pub configured_topology: Option<std::sync::Arc<ConfiguredTopology>>,
+    /// `configured_topology` as of the shard's last write. Kafka's reads (StreamsGroupDescribe) run at the
+    /// last committed offset, and soft state a heartbeat changes without writing records only becomes
+    /// visible there with the shard's next write (of any group), which takes the next snapshot.
+    pub committed_configured_topology: Option<std::sync::Arc<ConfiguredTopology>>,
     pub metadata_refresh_deadline: RefreshDeadline,
     pub shutdown_requester: Option<String>,
     pub endpoint_information_epoch: i32,

@@ -13,6 +13,7 @@ pub mod config;
 pub mod configure;
 pub mod describe;
 pub mod endpoints;
+pub mod front_door;
 pub mod group;
 pub mod hash;
 pub mod heartbeat;
@@ -220,6 +221,16 @@ impl StreamsGroups {
         };
     }
 
+    /// Called after the shard wrote records (of any group): Kafka then takes a snapshot, and reads at the
+    /// committed offset see the soft state as it is now.
+    pub fn on_write(&mut self) {
+        for group in self.groups.values_mut() {
+            if group.soft.committed_configured_topology != group.soft.configured_topology {
+                group.soft.committed_configured_topology = group.soft.configured_topology.clone();
+            }
+        }
+    }
+
     /// The internal topics (repartition and changelog) the last heartbeat found missing, for the
     /// broker to create (Kafka returns them to KafkaApis with the heartbeat result).
     pub fn internal_topics_to_create(&self) -> &[CreatableTopic] {
@@ -238,6 +249,9 @@ impl StreamsGroups {
             Request::StreamsGroupHeartbeat(r) => {
                 // Only this heartbeat's topology configuration may ask for topics.
                 self.internal_topics_to_create.clear();
+                if let Some(refused) = front_door::check_heartbeat(r) {
+                    return Some((refused.into(), Vec::new()));
+                }
                 let (response, records) = self.heartbeat(env, ctx, r, now_ms);
                 Some((response.into(), records))
             }

@@ -25,32 +25,32 @@ use std::borrow::Borrow;
 use crate::streams::assignor::java::string_hash;
 
 /// Java's `hashCode()` of a key type.
-pub trait JavaHashCode {
-    fn java_hash_code(&self) -> i32;
+pub trait JavaHash {
+    fn java_hash(&self) -> i32;
 }
 
-impl JavaHashCode for str {
-    fn java_hash_code(&self) -> i32 {
+impl JavaHash for str {
+    fn java_hash(&self) -> i32 {
         string_hash(self)
     }
 }
 
-impl JavaHashCode for String {
-    fn java_hash_code(&self) -> i32 {
+impl JavaHash for String {
+    fn java_hash(&self) -> i32 {
         string_hash(self)
     }
 }
 
 /// `Integer.hashCode()`: the value.
-impl JavaHashCode for i32 {
-    fn java_hash_code(&self) -> i32 {
+impl JavaHash for i32 {
+    fn java_hash(&self) -> i32 {
         *self
     }
 }
 
 /// `Long.hashCode()`: the two halves xor-ed.
-impl JavaHashCode for i64 {
-    fn java_hash_code(&self) -> i32 {
+impl JavaHash for i64 {
+    fn java_hash(&self) -> i32 {
         (*self ^ ((*self as u64) >> 32) as i64) as i32
     }
 }
@@ -129,15 +129,15 @@ impl<V, K> TimelineMap<V, K> {
     }
 }
 
-impl<V, K: JavaHashCode + Eq> TimelineMap<V, K> {
-    fn slot_of<Q: JavaHashCode + ?Sized>(&self, key: &Q) -> usize {
-        find_slot(key.java_hash_code(), self.slots.len())
+impl<V, K: JavaHash + Eq> TimelineMap<V, K> {
+    fn slot_of<Q: JavaHash + ?Sized>(&self, key: &Q) -> usize {
+        find_slot(key.java_hash(), self.slots.len())
     }
 
     pub fn get<Q>(&self, key: &Q) -> Option<&V>
     where
         K: Borrow<Q>,
-        Q: JavaHashCode + Eq + ?Sized,
+        Q: JavaHash + Eq + ?Sized,
     {
         self.slots[self.slot_of(key)]
             .iter()
@@ -148,7 +148,7 @@ impl<V, K: JavaHashCode + Eq> TimelineMap<V, K> {
     pub fn get_mut<Q>(&mut self, key: &Q) -> Option<&mut V>
     where
         K: Borrow<Q>,
-        Q: JavaHashCode + Eq + ?Sized,
+        Q: JavaHash + Eq + ?Sized,
     {
         let slot = self.slot_of(key);
         self.slots[slot]
@@ -160,7 +160,7 @@ impl<V, K: JavaHashCode + Eq> TimelineMap<V, K> {
     pub fn contains_key<Q>(&self, key: &Q) -> bool
     where
         K: Borrow<Q>,
-        Q: JavaHashCode + Eq + ?Sized,
+        Q: JavaHash + Eq + ?Sized,
     {
         self.get(key).is_some()
     }
@@ -199,7 +199,7 @@ impl<V, K: JavaHashCode + Eq> TimelineMap<V, K> {
     pub fn remove<Q>(&mut self, key: &Q) -> Option<V>
     where
         K: Borrow<Q>,
-        Q: JavaHashCode + Eq + ?Sized,
+        Q: JavaHash + Eq + ?Sized,
     {
         let slot = self.slot_of(key);
         let bucket = &mut self.slots[slot];
@@ -222,7 +222,7 @@ impl<V, K: JavaHashCode + Eq> TimelineMap<V, K> {
         let old = std::mem::replace(&mut self.slots, (0..new_size).map(|_| Vec::new()).collect());
         for bucket in old {
             for (key, value) in bucket {
-                let slot = find_slot(key.java_hash_code(), new_size);
+                let slot = find_slot(key.java_hash(), new_size);
                 self.slots[slot].push((key, value));
             }
         }
@@ -283,6 +283,29 @@ mod tests {
             member-32,member-24,member-11,member-9,member-37,member-29,member-16,member-6";
         let expected: Vec<&str> = expected.split(',').map(str::trim).collect();
         assert_eq!(order, expected);
+    }
+
+    #[test]
+    fn integer_and_topic_keys_iterate_like_kafka() {
+        // Printed by Kafka 4.4.0's TimelineHashMap (kafka-server-common) for the same operations.
+        let mut m: TimelineMap<&str, i32> = TimelineMap::new();
+        for i in 0..12 {
+            m.insert(i * 7 % 13, "v");
+            if i == 5 {
+                m.remove(&3);
+            }
+        }
+        let order: Vec<i32> = m.keys().copied().collect();
+        assert_eq!(order, [0, 5, 10, 2, 7, 12, 4, 9, 1, 11, 3, 8]);
+        let mut t: TimelineMap<&str> = TimelineMap::new();
+        for k in ["t0", "t1", "t2", "t3", "foo", "bar", "app-store0-changelog"] {
+            t.insert(k.to_string(), "v");
+        }
+        let order: Vec<&str> = t.keys().map(String::as_str).collect();
+        assert_eq!(
+            order,
+            ["bar", "t0", "app-store0-changelog", "foo", "t2", "t1", "t3"]
+        );
     }
 
     #[test]

@@ -1,0 +1,1340 @@
+#!/usr/bin/env python3
+"""Writes the fixed corpus of `regroup conformance --corpus conformance/corpus`.
+
+Each scenario is a `regroup script` (one JSON object per line) that replays, as a request sequence, one of
+the Kafka unit-test scenarios listed in the reference files:
+
+* `s8-N`  : /work/shared/reference/streams-protocol.md section 8, scenario N;
+* `d7-N`  : streams-44-delta.md section 7, scenario N;
+* `sm6-N` : static-membership.md section 6, row N;
+* `c4-N`  : classic-44-delta.md section 4.1, row N.
+
+Kafka's tests often start from a prepared state (a mock assignor's target, a group at epoch 10, a forced
+state); here every state is reached through requests, so epochs and assignments are those the real
+coordinator and the real sticky assignor produce. The scripts carry no expected output: the oracle runs
+each one through regroup and through Kafka 4.4.0 and compares every line. Scenarios that need a failing log
+append, a mock assignor, a forced group state, a coordinator fail-over or a topology-description plugin are
+not expressible as requests and are left out (see README.md in this directory).
+
+Run from anywhere: `python3 conformance/corpus/make_corpus.py` rewrites every `*.jsonl` here.
+"""
+
+import base64
+import json
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def consumer_subscription(topics):
+    """A ConsumerProtocolSubscription v0 (what a Java consumer puts in its JoinGroup protocol metadata)."""
+    out = struct.pack(">hi", 0, len(topics))
+    for t in topics:
+        b = t.encode()
+        out += struct.pack(">h", len(b)) + b
+    out += struct.pack(">i", -1)
+    return base64.b64encode(out).decode()
+
+
+def consumer_assignment(partitions):
+    """A ConsumerProtocolAssignment v0 for {topic: [partitions]}."""
+    out = struct.pack(">hi", 0, len(partitions))
+    for t, ps in partitions.items():
+        b = t.encode()
+        out += struct.pack(">h", len(b)) + b + struct.pack(">i", len(ps))
+        for p in ps:
+            out += struct.pack(">i", p)
+    out += struct.pack(">i", -1)
+    return base64.b64encode(out).decode()
+
+
+SUB = consumer_subscription(["foo"])
+
+# regroup's derived topic id of "foo" (coordinator::topics::derived_topic_id), in Kafka's string form.
+FOO_ID = "3LJ1GP7Z1XdhwA33Mpi-rQ"
+
+# Two subtopologies over foo(6) and bar(3), as in GroupMetadataManagerTest.
+TOPO2 = {"epoch": 0, "subtopologies": [
+    {"subtopologyId": "subtopology1", "sourceTopics": ["foo"]},
+    {"subtopologyId": "subtopology2", "sourceTopics": ["bar"]},
+]}
+TOPO1 = {"epoch": 0, "subtopologies": [{"subtopologyId": "subtopology1", "sourceTopics": ["foo"]}]}
+
+
+class Script:
+    def __init__(self, name):
+        self.name = name
+        self.lines = []
+        self.t = 0
+
+    def adv(self, ms):
+        self.t += ms
+        return self
+
+    def _add(self, obj):
+        self.lines.append(dict({"at": self.t}, **obj))
+        return self
+
+    def config(self, **kv):
+        return self._add({"config": {k.replace("_", "."): v for k, v in kv.items()}})
+
+    def topics(self, *specs):
+        ts = []
+        for s in specs:
+            if isinstance(s, dict):
+                ts.append(s)
+            else:
+                ts.append({"name": s[0], "partitions": s[1]})
+        return self._add({"metadata": {"topics": ts}})
+
+    def group_config(self, group, configs):
+        return self._add({"groupConfig": {"groupId": group, "configs": configs}})
+
+    def tick(self, ms=0):
+        self.t += ms
+        return self._add({})
+
+    def req(self, api, version, body, client="client", host="/127.0.0.1"):
+        return self._add({"request": {"api": api, "version": version, "body": body},
+                          "context": {"clientId": client, "clientHost": host}})
+
+    # Streams groups ---------------------------------------------------------------------------------
+
+    def sjoin(self, member, group="g", topology=TOPO2, process=None, rebalance=30000, version=1, **extra):
+        body = {"groupId": group, "memberId": member, "memberEpoch": 0, "rebalanceTimeoutMs": rebalance,
+                "topology": topology, "activeTasks": [], "standbyTasks": [], "warmupTasks": [],
+                "processId": process or ("process-" + member)}
+        body.update(extra)
+        return self.req("StreamsGroupHeartbeat", version, body, client="client-" + member)
+
+    def shb(self, member, epoch, group="g", active=None, standby=None, warmup=None, version=1, **extra):
+        body = {"groupId": group, "memberId": member, "memberEpoch": epoch}
+        if active is not None:
+            body["activeTasks"] = tasks(active)
+            body["standbyTasks"] = tasks(standby or {})
+            body["warmupTasks"] = tasks(warmup or {})
+        body.update(extra)
+        return self.req("StreamsGroupHeartbeat", version, body, client="client-" + member)
+
+    def sdescribe(self, *groups, version=1, ops=False):
+        return self.req("StreamsGroupDescribe", version,
+                        {"groupIds": list(groups), "includeAuthorizedOperations": ops}, client="admin")
+
+    # Classic groups ---------------------------------------------------------------------------------
+
+    def join(self, member_id="", group="group", instance=None, version=9, session=5000, rebalance=10000,
+             protocols=("range",), metadata=SUB, client=None, protocol_type="consumer", reason=None):
+        body = {"groupId": group, "sessionTimeoutMs": session, "memberId": member_id,
+                "protocolType": protocol_type,
+                "protocols": [{"name": p, "metadata": metadata} for p in protocols]}
+        if version >= 1:
+            body["rebalanceTimeoutMs"] = rebalance
+        if instance is not None:
+            body["groupInstanceId"] = instance
+        if reason is not None:
+            body["reason"] = reason
+        return self.req("JoinGroup", version, body, client=client or ("client-" + (instance or "dyn")))
+
+    def sync(self, member_id, generation, group="group", instance=None, assignments=None, version=5,
+             protocol="range", client=None):
+        body = {"groupId": group, "generationId": generation, "memberId": member_id,
+                "assignments": [{"memberId": m, "assignment": a} for m, a in (assignments or {}).items()]}
+        if instance is not None and version >= 3:
+            body["groupInstanceId"] = instance
+        if version >= 5:
+            body["protocolType"] = "consumer"
+            body["protocolName"] = protocol
+        return self.req("SyncGroup", version, body, client=client or ("client-" + (instance or "dyn")))
+
+    def hb(self, member_id, generation, group="group", instance=None, version=4):
+        body = {"groupId": group, "generationId": generation, "memberId": member_id}
+        if instance is not None:
+            body["groupInstanceId"] = instance
+        return self.req("Heartbeat", version, body, client="client-" + (instance or "dyn"))
+
+    def leave(self, members, group="group", version=5):
+        """members: list of (member_id, instance or None); before v3 only the first member id is sent."""
+        if version < 3:
+            return self.req("LeaveGroup", version, {"groupId": group, "memberId": members[0][0]}, client="admin")
+        ms = []
+        for m, i in members:
+            e = {"memberId": m}
+            if i is not None:
+                e["groupInstanceId"] = i
+            ms.append(e)
+        return self.req("LeaveGroup", version, {"groupId": group, "members": ms}, client="admin")
+
+    def commit(self, member_id, generation, group="group", instance=None, topic="foo", partitions=(0,),
+               version=9, offset=100):
+        body = {"groupId": group, "generationIdOrMemberEpoch": generation, "memberId": member_id,
+                "topics": [{"name": topic, "partitions": [
+                    {"partitionIndex": p, "committedOffset": offset + p} for p in partitions]}]}
+        if instance is not None:
+            body["groupInstanceId"] = instance
+        return self.req("OffsetCommit", version, body, client="committer")
+
+    def describe(self, *groups, version=6):
+        body = {"groups": list(groups)}
+        if version >= 3:
+            body["includeAuthorizedOperations"] = True
+        return self.req("DescribeGroups", version, body, client="admin")
+
+    def write(self):
+        path = os.path.join(HERE, self.name + ".jsonl")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            for l in self.lines:
+                f.write(json.dumps(l, separators=(",", ":")) + "\n")
+
+
+def tasks(spec):
+    return [{"subtopologyId": s, "partitions": list(p)} for s, p in spec.items()]
+
+
+SCENARIOS = []
+
+
+def scenario(fn):
+    SCENARIOS.append(fn)
+    return fn
+
+
+def streams_setup(name, delay=0, topics=(("foo", 6), ("bar", 3)), **configs):
+    s = Script(name)
+    cfg = {"group.streams.initial.rebalance.delay.ms": delay}
+    cfg.update({k.replace("_", "."): v for k, v in configs.items()})
+    s._add({"config": cfg})
+    s.topics(*topics)
+    return s
+
+
+def static_pair(s, group="group", session=5000, rebalance=10000, leader_protocols=("range", "roundrobin"),
+                version=9):
+    """Two static members L and F join with unknown ids and settle at generation 1 (Stable); their ids
+    are $gen:<line of the join that handed them out>."""
+    jl = len(s.lines) + 1
+    s.join(group=group, instance="L", session=session, rebalance=rebalance, protocols=leader_protocols,
+           version=version)
+    jf = len(s.lines) + 1
+    s.join(group=group, instance="F", session=session, rebalance=rebalance, protocols=leader_protocols,
+           version=version)
+    s.adv(3000).tick()
+    s.adv(3000).tick()
+    L, F = "$gen:%d" % jl, "$gen:%d" % jf
+    s.sync(L, 1, group=group, instance="L",
+           assignments={L: consumer_assignment({"foo": [1]}), F: consumer_assignment({"foo": [2]})})
+    s.sync(F, 1, group=group, instance="F")
+    return L, F
+
+
+# ---- streams-protocol.md section 8 --------------------------------------------------------------------
+
+@scenario
+def s8_01():
+    s = streams_setup("s8-01-unknown-streams-group")
+    s.shb("member", 100, group="fooup")
+    return s
+
+
+@scenario
+def s8_02():
+    s = streams_setup("s8-02-unknown-member-id")
+    s.sjoin("A", group="fooup")
+    s.shb("B", 1, group="fooup")
+    return s
+
+
+@scenario
+def s8_03():
+    # Reachable version of the epoch validation: a member at epoch E with previous epoch E-1.
+    s = streams_setup("s8-03-member-epoch-validation", topics=(("foo", 6),))
+    s.sjoin("m1", topology=TOPO1)
+    s.sjoin("m2", topology=TOPO1)
+    s.shb("m1", 2)
+    s.shb("m1", 2, active={"subtopology1": [0, 1, 2]})
+    s.shb("m1", 200)
+    s.shb("m1", 1)
+    s.shb("m1", 2)
+    s.shb("m1", 2, active={"subtopology1": [0, 1]})
+    s.shb("m1", 3)
+    return s
+
+
+@scenario
+def s8_04():
+    s = streams_setup("s8-04-owned-tasks-validation", topics=(("foo", 3),))
+    s.sjoin("m", topology=TOPO1)
+    s.shb("m", 2, active={"subtopologyMissing": [0]})
+    s.shb("m", 2, active={"subtopology1": [3]})
+    return s
+
+
+@scenario
+def s8_05():
+    s = streams_setup("s8-05-max-size", group_streams_max_size=2)
+    s.sjoin("m1")
+    s.sjoin("m2")
+    s.sjoin("m3")
+    return s
+
+
+@scenario
+def s8_06():
+    s = streams_setup("s8-06-member-joins-empty-group")
+    s.sjoin("m")
+    return s
+
+
+@scenario
+def s8_07():
+    s = streams_setup("s8-07-join-and-describe")
+    s.sjoin("m")
+    s.req("OffsetCommit", 9, {"groupId": "g", "generationIdOrMemberEpoch": 2, "memberId": "m",
+                              "topics": [{"name": "foo", "partitions": [{"partitionIndex": 0, "committedOffset": 5}]}]})
+    s.sdescribe("g")
+    s.sdescribe("g", version=0, ops=True)
+    return s
+
+
+@scenario
+def s8_08():
+    s = streams_setup("s8-08-missing-source-topic", topics=(("foo", 6),))
+    s.sjoin("m")
+    s.sdescribe("g")
+    return s
+
+
+@scenario
+def s8_09():
+    s = streams_setup("s8-09-missing-internal-topic", topics=(("foo", 6),))
+    topo = {"epoch": 0, "subtopologies": [{"subtopologyId": "subtopology1", "sourceTopics": ["foo"],
+                                           "stateChangelogTopics": [{"name": "bar", "partitions": 0,
+                                                                     "replicationFactor": -1}]}]}
+    s.sjoin("m", topology=topo)
+    s.sdescribe("g")
+    # The broker creates the internal topic; the next heartbeat configures the topology.
+    s.adv(100).topics(("foo", 6), ("bar", 6))
+    s.shb("m", 2)
+    return s
+
+
+@scenario
+def s8_10():
+    s = streams_setup("s8-10-incorrectly-partitioned")
+    topo = {"epoch": 0, "subtopologies": [{"subtopologyId": "subtopology1", "sourceTopics": ["foo", "bar"],
+                                           "copartitionGroups": [{"sourceTopics": [0, 1]}]}]}
+    s.sjoin("m", topology=topo)
+    s.sdescribe("g")
+    return s
+
+
+@scenario
+def s8_11():
+    s = streams_setup("s8-11-stale-topology")
+    topo1 = dict(TOPO2, epoch=1)
+    s.sjoin("m1", topology=topo1)
+    s.sjoin("m2", topology=TOPO2)
+    s.shb("m2", 3)
+    return s
+
+
+@scenario
+def s8_12_13():
+    s = streams_setup("s8-12-13-shutdown-application")
+    s.sjoin("m1")
+    s.sjoin("m2")
+    s.shb("m1", 2, shutdownApplication=True)
+    s.shb("m2", 3)
+    s.shb("m1", -1, shutdownApplication=True)
+    s.shb("m2", 3)
+    return s
+
+
+@scenario
+def s8_14():
+    s = streams_setup("s8-14-member-metadata-change")
+    s.sjoin("m")
+    s.shb("m", 2, processId="process-new")
+    s.shb("m", 3, rackId="rack-1")
+    s.shb("m", 3, clientTags=[{"key": "zone", "value": "a"}])
+    return s
+
+
+@scenario
+def s8_15():
+    s = streams_setup("s8-15-partition-metadata-change")
+    s.sjoin("m")
+    s.adv(100).topics(("foo", 6), ("bar", 6))
+    s.shb("m", 2)
+    return s
+
+
+@scenario
+def s8_16_17():
+    s = streams_setup("s8-16-17-new-member-and-leaving-member")
+    s.sjoin("m1")
+    s.sjoin("m2")
+    s.shb("m1", 2)
+    s.sjoin("m3")
+    s.shb("m2", -1)
+    s.shb("m1", 2)
+    return s
+
+
+@scenario
+def s8_18_19():
+    s = streams_setup("s8-18-19-partial-response-and-status", topics=(("foo", 2),))
+    s.sjoin("m", topology=TOPO1)
+    s.shb("m", 2)
+    s.shb("m", 2, version=0)
+    return s
+
+
+@scenario
+def s8_20():
+    s = streams_setup("s8-20-initial-rebalance-delay", delay=1000, topics=(("foo", 2),))
+    s.sjoin("m", topology=TOPO1)
+    s.adv(10000).shb("m", 1)
+    return s
+
+
+@scenario
+def s8_21():
+    s = streams_setup("s8-21-delay-on-empty-group-with-epoch", delay=1000, topics=(("foo", 2),))
+    s.sjoin("m1", topology=TOPO1)
+    s.adv(1000).shb("m1", 1)
+    s.shb("m1", -1)
+    s.adv(10).sjoin("m2", topology=TOPO1)
+    s.adv(2000).shb("m2", 3)
+    return s
+
+
+@scenario
+def s8_22():
+    # The reconciliation walk with the real assignor: three members join one after another and each
+    # revokes, acknowledges and receives tasks.
+    s = streams_setup("s8-22-reconciliation-process")
+    s.sjoin("m1")
+    s.sjoin("m2")
+    s.shb("m1", 2)
+    s.shb("m2", 3)
+    s.sjoin("m3")
+    s.shb("m1", 2)
+    s.shb("m2", 3)
+    s.shb("m3", 4)
+    s.shb("m1", 2, active={"subtopology1": [0, 1], "subtopology2": [0]})
+    s.shb("m2", 3)
+    s.shb("m3", 4)
+    s.shb("m2", 3, active={"subtopology1": [3, 4], "subtopology2": [1]})
+    s.shb("m3", 4, active={})
+    s.shb("m1", 4)
+    s.sdescribe("g")
+    return s
+
+
+@scenario
+def s8_23():
+    s = streams_setup("s8-23-group-states", topics=(("foo", 2),))
+    s.sdescribe("g")
+    s.sjoin("m1", topology={"epoch": 0, "subtopologies": [{"subtopologyId": "s", "sourceTopics": ["missing"]}]})
+    s.sdescribe("g")
+    s.req("ListGroups", 5, {"typesFilter": ["streams"]}, client="admin")
+    return s
+
+
+@scenario
+def s8_26_27():
+    s = streams_setup("s8-26-27-session-timeout", topics=(("foo", 2),))
+    s.sjoin("m", topology=TOPO1)
+    s.adv(20000).shb("m", 2)
+    s.adv(45000).tick()
+    s.shb("m", 2)
+    return s
+
+
+@scenario
+def s8_28():
+    s = streams_setup("s8-28-rebalance-timeout-lifecycle", topics=(("foo", 3),))
+    s.sjoin("m1", topology=TOPO1, rebalance=12000)
+    s.sjoin("m2", topology=TOPO1, rebalance=12000)
+    s.shb("m1", 2)
+    s.shb("m1", 2, active={"subtopology1": [0, 1]})
+    s.adv(13000).tick()
+    s.shb("m2", 3)
+    return s
+
+
+@scenario
+def s8_29():
+    s = streams_setup("s8-29-rebalance-timeout-expiration", topics=(("foo", 3),))
+    s.sjoin("m1", topology=TOPO1, rebalance=10000)
+    s.sjoin("m2", topology=TOPO1, rebalance=10000)
+    s.shb("m1", 2)
+    s.adv(5000).shb("m2", 3)
+    s.adv(5001).tick()
+    s.shb("m2", 3)
+    return s
+
+
+@scenario
+def s8_30_31():
+    s = streams_setup("s8-30-31-endpoint-information", topics=(("foo", 4),),
+                      group_streams_assignment_interval_ms=0)
+    s.sjoin("m1", topology=TOPO1, userEndpoint={"host": "host1", "port": 9092})
+    s.shb("m1", 2, endpointInformationEpoch=1)
+    s.sjoin("m2", topology=TOPO1, userEndpoint={"host": "host2", "port": 9093})
+    s.shb("m1", 2, endpointInformationEpoch=1)
+    s.shb("m1", 2, active={"subtopology1": [0, 1]}, endpointInformationEpoch=1)
+    s.shb("m2", 3, endpointInformationEpoch=2)
+    return s
+
+
+@scenario
+def s8_32():
+    s = streams_setup("s8-32-assignment-config-change")
+    s.sjoin("m")
+    s.group_config("g", {"streams.num.standby.replicas": "2"})
+    s.shb("m", 2)
+    return s
+
+
+@scenario
+def s8_33():
+    s = streams_setup("s8-33-streams-join-on-classic-groups")
+    s.join(group="classic-busy")
+    s.join(group="classic-empty")
+    s.sjoin("m", group="classic-busy")
+    s.sjoin("m", group="classic-empty")
+    return s
+
+
+@scenario
+def s8_34():
+    s = streams_setup("s8-34-rejoin-with-epoch-zero", topics=(("foo", 3),))
+    s.sjoin("m", topology=TOPO1)
+    s.shb("m", 2)
+    s.sjoin("m", topology=TOPO1)
+    return s
+
+
+@scenario
+def s8_35():
+    s = streams_setup("s8-35-assignment-interval", topics=(("foo", 6),),
+                      group_streams_assignment_interval_ms=5000)
+    s.sjoin("m1", topology=TOPO1)
+    s.adv(4995).sjoin("m2", topology=TOPO1)
+    s.adv(10).shb("m2", 2)
+    s.shb("m1", 2)
+    return s
+
+
+@scenario
+def s8_37():
+    s = streams_setup("s8-37-request-validation")
+    base = {"groupId": "g", "memberId": "m", "memberEpoch": 0, "rebalanceTimeoutMs": 1000, "topology": TOPO2,
+            "activeTasks": [], "standbyTasks": [], "warmupTasks": []}
+    bad = [
+        dict(base, memberId=""), dict(base, memberId="  "), dict(base, groupId=""),
+        dict(base, rebalanceTimeoutMs=-1), dict(base, activeTasks=None), dict(base, standbyTasks=None),
+        dict(base, warmupTasks=None), dict(base, topology=None), dict(base, rackId=""),
+        dict(base, memberEpoch=-2), dict(base, memberEpoch=-3), dict(base, memberEpoch=1),
+        dict(base, instanceId=""),
+        dict(base, topology={"epoch": 0, "subtopologies": [{"subtopologyId": "s", "sourceTopics": ["foo"],
+                                                              "stateChangelogTopics": [{"name": "c", "partitions": 3}]}]}),
+        dict(base, topology={"epoch": 0, "subtopologies": [{"subtopologyId": "s", "sourceTopicRegex": ["f.*"]}]}),
+    ]
+    for b in bad:
+        s.req("StreamsGroupHeartbeat", 1, b)
+    return s
+
+
+# ---- streams-44-delta.md section 7 ----------------------------------------------------------------------
+
+@scenario
+def d7_01_02():
+    s = streams_setup("d7-01-02-heartbeat-versions", topics=(("foo", 2),))
+    s.sjoin("m0", topology=TOPO1, version=0)
+    s.sjoin("m1", topology=TOPO1, version=1)
+    return s
+
+
+@scenario
+def d7_03_06():
+    s = streams_setup("d7-03-06-missing-client-tags", topics=(("foo", 2),),
+                      group_streams_rack_aware_assignment_tags="zone,cluster")
+    s.sjoin("m1", topology=TOPO1)
+    s.sjoin("m0", topology=TOPO1, version=0)
+    s.sjoin("m2", topology=TOPO1, clientTags=[{"key": "cluster", "value": "c1"}])
+    s.sjoin("m3", topology=TOPO1, clientTags=[{"key": "cluster", "value": "c1"}, {"key": "zone", "value": "z"}])
+    s.group_config("g", {"streams.rack.aware.assignment.tags": "rack"})
+    s.shb("m3", 5)
+    return s
+
+
+@scenario
+def d7_08_11():
+    s = streams_setup("d7-08-11-task-offsets", topics=(("foo", 3),))
+    s.sjoin("m", topology=TOPO1)
+    s.shb("m", 2, active={"subtopology1": [0, 1, 2]},
+          taskOffsets=[{"subtopologyId": "subtopology1", "partition": 0, "offset": 10}],
+          taskEndOffsets=[{"subtopologyId": "subtopology1", "partition": 0, "offset": 20}])
+    s.shb("m", 2, taskOffsets=[{"subtopologyId": "subtopology1", "partition": 0, "offset": 12}])
+    s.sdescribe("g")
+    s.shb("m", 2, taskOffsets=[{"subtopologyId": "subtopology1", "partition": 0, "offset": 1},
+                               {"subtopologyId": "subtopology1", "partition": 0, "offset": 2}])
+    s.shb("m", 2, active={"subtopology1": [3]},
+          taskOffsets=[{"subtopologyId": "subtopology1", "partition": 0, "offset": 99}])
+    s.shb("m", 2, active={"subtopology1": [0, 1, 2]}, warmup={"subtopology1": [0]})
+    s.sdescribe("g")
+    return s
+
+
+@scenario
+def d7_12_13():
+    s = streams_setup("d7-12-13-evaluated-configs", topics=(("foo", 3),))
+    s.group_config("g", {"streams.acceptable.recovery.lag": "50000", "streams.task.offset.interval.ms": "15000"})
+    s.sjoin("m", topology=TOPO1)
+    s.shb("m", 2)
+    return s
+
+
+@scenario
+def d7_18_21():
+    s = streams_setup("d7-18-21-static-max-size", topics=(("foo", 4),), group_streams_max_size=2)
+    s.shb("ghost", -2, instanceId="unknown-instance")
+    s.sjoin("a", topology=TOPO1, instanceId="ia")
+    s.sjoin("b", topology=TOPO1, instanceId="ib")
+    s.shb("b", -2, instanceId="ib")
+    s.sjoin("c", topology=TOPO1, instanceId="ic")
+    s.sjoin("b2", topology=TOPO1, instanceId="ib")
+    s.sjoin("x", topology=TOPO1, instanceId="ia")
+    s.shb("x", 1000, instanceId="ia")
+    return s
+
+
+@scenario
+def d7_22():
+    s = streams_setup("d7-22-static-join-revoke-receive", topics=(("foo", 4),))
+    s.sjoin("m1", topology=TOPO1, instanceId="i1")
+    s.sjoin("m2", topology=TOPO1, instanceId="i2")
+    s.shb("m1", 2, instanceId="i1")
+    s.shb("m1", 2, instanceId="i1", active={"subtopology1": [0, 1]})
+    s.shb("m2", 3, instanceId="i2")
+    s.shb("m2", 3, instanceId="i2", active={"subtopology1": [2, 3]})
+    s.shb("m2", -2, instanceId="i2")
+    s.sjoin("m2-new", topology=TOPO1, instanceId="i2")
+    s.shb("m2", 3, instanceId="i2")
+    return s
+
+
+@scenario
+def d7_23_27():
+    s = streams_setup("d7-23-27-static-rejoin-variants", topics=(("foo", 4),))
+    s.sjoin("m", topology=TOPO1, instanceId="i")
+    s.shb("m", -2, instanceId="i")
+    s.sjoin("m-same-process", topology=TOPO1, instanceId="i", process="process-m")
+    s.shb("m-same-process", -2, instanceId="i")
+    s.req("StreamsGroupHeartbeat", 1, {"groupId": "g", "memberId": "m-other-client", "memberEpoch": 0,
+                                       "rebalanceTimeoutMs": 30000, "topology": TOPO1, "activeTasks": [],
+                                       "standbyTasks": [], "warmupTasks": [], "processId": "process-m",
+                                       "instanceId": "i"}, client="another-client", host="/10.0.0.2")
+    s.shb("m-other-client", -2, instanceId="i")
+    s.sjoin("m-new-process", topology=TOPO1, instanceId="i", process="process-new")
+    s.shb("m-new-process", -2, instanceId="i")
+    s.sjoin("m-new-process", topology=TOPO1, instanceId="i", process="process-new")
+    s.shb("m-new-process", -1, instanceId="i")
+    return s
+
+
+@scenario
+def d7_28_30():
+    s = streams_setup("d7-28-30-static-leave-from-unrevoked", topics=(("foo", 4),))
+    s.sjoin("s", topology=TOPO1, instanceId="i")
+    s.sjoin("d", topology=TOPO1)
+    s.shb("s", 2, instanceId="i")
+    s.shb("s", -2, instanceId="i")
+    s.shb("d", 3)
+    s.shb("d", 3, active={})
+    s.sjoin("s2", topology=TOPO1, instanceId="i")
+    return s
+
+
+@scenario
+def d7_31():
+    s = streams_setup("d7-31-static-rejoin-other-rack", topics=(("foo", 4),))
+    s.sjoin("m", topology=TOPO1, instanceId="i", rackId="r1")
+    s.shb("m", -2, instanceId="i")
+    s.sjoin("m2", topology=TOPO1, instanceId="i", rackId="r2")
+    return s
+
+
+@scenario
+def d7_32():
+    s = streams_setup("d7-32-static-fenced-and-unknown", topics=(("foo", 4),))
+    s.sjoin("m", topology=TOPO1, instanceId="i")
+    s.shb("other", -2, instanceId="i")
+    s.shb("other", 5, instanceId="unknown")
+    s.shb("other", 2, instanceId="i")
+    return s
+
+
+@scenario
+def d7_33():
+    s = streams_setup("d7-33-static-temporary-leave-session-timeout", topics=(("foo", 4),))
+    s.sjoin("m", topology=TOPO1, instanceId="i")
+    s.shb("m", -2, instanceId="i")
+    s.adv(45001).tick()
+    s.sdescribe("g")
+    return s
+
+
+@scenario
+def d7_35():
+    s = streams_setup("d7-35-static-rejoin-endpoint-epochs", topics=(("foo", 4),))
+    s.sjoin("m", topology=TOPO1, instanceId="i")
+    s.shb("m", -2, instanceId="i")
+    s.sjoin("m", topology=TOPO1, instanceId="i", userEndpoint={"host": "bar.com", "port": 8080})
+    s.shb("m", -2, instanceId="i")
+    s.sjoin("m", topology=TOPO1, instanceId="i")
+    s.shb("m", -2, instanceId="i")
+    s.sjoin("m", topology=TOPO1, instanceId="i", userEndpoint={"host": "foo.com", "port": 8080})
+    s.shb("m", -2, instanceId="i")
+    s.sjoin("m", topology=TOPO1, instanceId="i", userEndpoint={"host": "bar.com", "port": 8080})
+    return s
+
+
+@scenario
+def d7_36_38():
+    s = streams_setup("d7-36-38-mixed-static-dynamic", topics=(("foo", 2),), group_streams_max_size=2)
+    s.sjoin("s", topology=TOPO1, instanceId="i")
+    s.sjoin("d", topology=TOPO1)
+    s.shb("s", 2, instanceId="i")
+    s.shb("s", -2, instanceId="i")
+    s.shb("d", 3)
+    s.sjoin("d2", topology=TOPO1)
+    s.adv(45001).tick()
+    s.sjoin("d2", topology=TOPO1)
+    s.sjoin("s-new", topology=TOPO1, instanceId="i")
+    s.shb("s", 2, instanceId="i")
+    return s
+
+
+@scenario
+def d7_39():
+    s = streams_setup("d7-39-last-member-fenced", topics=(("foo", 2),))
+    s.sjoin("m", topology=TOPO1)
+    s.adv(45001).tick()
+    s.sdescribe("g")
+    return s
+
+
+@scenario
+def d7_41():
+    s = streams_setup("d7-41-no-description-plugin", topics=(("foo", 2),))
+    s.sjoin("m", topology=TOPO1)
+    s.req("StreamsGroupTopologyDescriptionUpdate", 0, {"groupId": "g", "memberId": "m", "topologyEpoch": 0,
+                                                       "topologyDescription": {"subtopologies": [], "globalStores": []}})
+    s.req("StreamsGroupDescribe", 1, {"groupIds": ["g"], "includeTopologyDescription": True}, client="admin")
+    s.req("DeleteGroups", 3, {"groupsNames": ["g"]}, client="admin")
+    s.shb("m", -1)
+    s.req("DeleteGroups", 3, {"groupsNames": ["g"]}, client="admin")
+    return s
+
+
+@scenario
+def streams_offsets():
+    # Offset commit and fetch validation for streams members (spec section 3.12).
+    s = streams_setup("s3-12-streams-offset-validation", topics=(("foo", 2),))
+    s.sjoin("m1", topology=TOPO1)
+    s.sjoin("m2", topology=TOPO1)
+    s.shb("m1", 2)
+
+    def commit(member, epoch, version=9, partition=0):
+        s.req("OffsetCommit", version, {"groupId": "g", "generationIdOrMemberEpoch": epoch, "memberId": member,
+                                        "topics": [{"name": "foo", "partitions": [
+                                            {"partitionIndex": partition, "committedOffset": 7}]}]})
+    commit("m1", 2)
+    commit("m1", 3)
+    commit("m1", 1)
+    commit("m1", 2, version=8)
+    commit("nobody", 2)
+    commit("m2", 3)
+    s.req("OffsetFetch", 9, {"groups": [{"groupId": "g", "memberId": "m1", "memberEpoch": 2, "topics": None}]})
+    s.req("OffsetFetch", 9, {"groups": [{"groupId": "g", "memberId": "m1", "memberEpoch": 1, "topics": None}]})
+    s.req("OffsetFetch", 10, {"groups": [{"groupId": "g", "topics": None}], "requireStable": True})
+    s.req("DeleteGroups", 2, {"groupsNames": ["g"]}, client="admin")
+    return s
+
+
+# ---- static-membership.md section 6 -------------------------------------------------------------------
+
+def classic_setup(name, delay=3000, **configs):
+    """Kafka's test context takes any session timeout (the shard never checks the bounds); the broker
+    checks them, so the minimum is lowered to let the tests' short sessions through."""
+    s = Script(name)
+    cfg = {"group.initial.rebalance.delay.ms": delay, "group.min.session.timeout.ms": 10}
+    cfg.update({k.replace("_", "."): v for k, v in configs.items()})
+    s._add({"config": cfg})
+    s.topics(("foo", 3), ("bar", 3))
+    return s
+
+
+@scenario
+def sm6_01_02():
+    s = classic_setup("sm6-01-02-static-first-member")
+    s.join(instance="L")
+    s.adv(3000).tick()
+    s.join(member_id="unknown-member-id", instance="L")
+    return s
+
+
+@scenario
+def sm6_03():
+    s = classic_setup("sm6-03-replace-static-member-during-delay")
+    s.join(instance="X")
+    s.join(instance="X")
+    s.adv(3000).tick()
+    return s
+
+
+@scenario
+def sm6_04():
+    # Kafka's test uses v4 through the shard; on the wire a static member needs v5+.
+    for v in (5, 9):
+        s = classic_setup("sm6-04-replace-in-stable-v%d" % v)
+        j = len(s.lines) + 1
+        s.join(instance="L", protocols=("range",), version=v)
+        s.adv(3000).tick()
+        s.sync("$gen:%d" % j, 1, instance="L", assignments={"$gen:%d" % j: consumer_assignment({"foo": [0]})})
+        s.join(instance="L", protocols=("range", "roundrobin"), rebalance=7000, session=4500, version=v)
+        s.describe("group")
+        s.write()
+    return None
+
+
+@scenario
+def sm6_05_07():
+    s = classic_setup("sm6-05-07-replacement-triggering-rebalance")
+    j = len(s.lines) + 1
+    s.join(instance="L", protocols=("range", "roundrobin"))
+    s.adv(3000).tick()
+    s.sync("$gen:%d" % j, 1, instance="L", assignments={"$gen:%d" % j: consumer_assignment({"foo": [0]})})
+    s.join(instance="L", protocols=("roundrobin",))
+    s.join(instance="L", protocols=("roundrobin",))
+    s.describe("group")
+    return s
+
+
+@scenario
+def sm6_08_10():
+    s = classic_setup("sm6-08-10-fence-duplicate-followers")
+    L, F = static_pair(s, session=20000)
+    s.join()
+    s.join(member_id=F, instance="F")
+    s.join(instance="F")
+    s.adv(10000).tick()
+    s.join(member_id=F, instance="F")
+    return s
+
+
+@scenario
+def sm6_09():
+    s = classic_setup("sm6-09-fence-duplicate-syncing-follower")
+    L, F = static_pair(s, session=500 * 20)
+    s.join(member_id=L, instance="L")
+    j = len(s.lines) + 1
+    s.join(member_id=F, instance="F")
+    s.sync(F, 2, instance="F")
+    s.join(instance="F")
+    s.adv(10000).tick()
+    return s
+
+
+@scenario
+def sm6_11():
+    s = classic_setup("sm6-11-rejoin-with-known-id")
+    j = len(s.lines) + 1
+    s.join(instance="L")
+    s.adv(3000).tick()
+    m = "$gen:%d" % j
+    s.join(member_id=m, instance="L")
+    s.sync(m, 1, instance="L", assignments={m: consumer_assignment({"foo": [0]})})
+    return s
+
+
+@scenario
+def sm6_12():
+    for v in (5, 9):
+        s = classic_setup("sm6-12-leader-rejoins-unknown-id-v%d" % v)
+        L, F = static_pair(s, version=v)
+        s.join(instance="L", version=v, protocols=("range", "roundrobin"))
+        s.join(member_id=L, instance="L", version=v, protocols=("range", "roundrobin"))
+        s.sync(L, 1, instance="L")
+        s.sync(L, 1)
+        s.write()
+    return None
+
+
+@scenario
+def sm6_13():
+    s = classic_setup("sm6-13-leader-rejoins-known-id")
+    L, F = static_pair(s, session=5000)
+    s.join(member_id=L, instance="L", protocols=("range", "roundrobin"))
+    s.adv(10000).tick()
+    return s
+
+
+@scenario
+def sm6_16_17():
+    s = classic_setup("sm6-16-17-follower-changes-protocol")
+    L, F = static_pair(s, session=15000)
+    s.join(member_id=F, instance="F", protocols=("roundrobin",))
+    s.adv(10000).tick()
+    s.describe("group")
+    return s
+
+
+@scenario
+def sm6_19_21_22():
+    s = classic_setup("sm6-19-21-22-follower-rejoins")
+    L, F = static_pair(s)
+    s.join(member_id=F, instance="F", protocols=("range", "roundrobin"))
+    j = len(s.lines) + 1
+    s.join(instance="F", protocols=("range",))
+    s.join(member_id=F, instance="F", protocols=("range", "roundrobin"))
+    s.sync(F, 1, instance="F")
+    s.sync("$gen:%d" % j, 1, instance="F")
+    return s
+
+
+@scenario
+def sm6_20():
+    s = classic_setup("sm6-20-leader-triggers-rebalance-follower-changes-protocol")
+    L, F = static_pair(s)
+    s.join(member_id=L, instance="L", protocols=("range", "roundrobin"))
+    s.join(member_id=F, instance="F", protocols=("range", "roundrobin"))
+    s.join(member_id=F, instance="F", protocols=("range",))
+    s.adv(5000).tick()
+    s.adv(5000).tick()
+    return s
+
+
+@scenario
+def sm6_23_25():
+    s = classic_setup("sm6-23-25-mismatched-ids")
+    L, F = static_pair(s)
+    s.join(member_id=F, instance="L", protocols=("range", "roundrobin"))
+    s.join(member_id=L, instance="F", protocols=("range", "roundrobin"))
+    s.sync("invalid-member-id", 1, instance="F")
+    s.hb(L, 1)
+    s.hb("invalid-member-id", 1, instance="L")
+    return s
+
+
+@scenario
+def sm6_26():
+    s = classic_setup("sm6-26-new-id-after-each-rejoin")
+    static_pair(s)
+    for _ in range(5):
+        s.join(instance="L", protocols=("range", "roundrobin"))
+    s.describe("group")
+    return s
+
+
+@scenario
+def sm6_27():
+    s = classic_setup("sm6-27-known-id-unknown-instance")
+    L, F = static_pair(s)
+    s.join(member_id=L, instance="unknown-instance-id", protocols=("range", "roundrobin"))
+    return s
+
+
+@scenario
+def sm6_29_30():
+    for who in ("leader", "follower"):
+        s = classic_setup("sm6-29-30-%s-fails-to-rejoin" % who)
+        L, F = static_pair(s, session=15000)
+        s.join(instance="N", protocols=("range", "roundrobin"), session=15000)
+        if who == "follower":
+            s.join(member_id=L, instance="L", protocols=("range", "roundrobin"), session=15000)
+        else:
+            s.join(member_id=F, instance="F", protocols=("range", "roundrobin"), session=15000)
+        s.adv(10000).tick()
+        s.write()
+    return None
+
+
+@scenario
+def sm6_31():
+    s = classic_setup("sm6-31-no-member-rejoins")
+    L, F = static_pair(s, session=60000)
+    s.join(member_id=L, instance="L", protocols=("range", "roundrobin"), session=60000)
+    s.adv(10000).tick()
+    s.adv(10000).tick()
+    return s
+
+
+@scenario
+def sm6_32_34():
+    s = classic_setup("sm6-32-34-stuck-rebalance-nonjoined-static")
+    L, F = static_pair(s, session=10000, rebalance=5000)
+    s.join(session=10000, rebalance=5000)
+    s.adv(5000).tick()
+    s.leave([(F, "F")])
+    s.adv(5000).tick()
+    s.join(instance="L", session=10000, rebalance=5000, protocols=("range", "roundrobin"))
+    return s
+
+
+@scenario
+def sm6_35():
+    s = classic_setup("sm6-35-rebalance-completes-before-member-joins")
+    j = len(s.lines) + 1
+    s.join(instance="S", session=5000, rebalance=10000)
+    s.adv(3000).tick()
+    S = "$gen:%d" % j
+    s.sync(S, 1, instance="S", assignments={S: consumer_assignment({"foo": [0]})})
+    d = len(s.lines) + 1
+    s.join(session=2500, rebalance=10000)
+    s.join(member_id="$gen:%d" % d, session=2500, rebalance=10000)
+    s.hb(S, 1, instance="S")
+    s.adv(1000).hb(S, 1, instance="S")
+    s.adv(10000).tick()
+    s.hb(S, 1, instance="S")
+    s.adv(5000).hb("$gen:%d" % d, 2)
+    return s
+
+
+@scenario
+def sm6_36():
+    s = classic_setup("sm6-36-second-member-partially-joins")
+    L, F = static_pair(s)
+    s.join()
+    for _ in range(3):
+        s.adv(2000).hb(L, 1, instance="L")
+        s.hb(F, 1, instance="F")
+    s.describe("group")
+    return s
+
+
+@scenario
+def sm6_37():
+    s = classic_setup("sm6-37-static-members-max-size", delay=50, group_max_size=3)
+    for i in range(4):
+        s.join(instance="i%d" % i)
+    s.adv(50).tick()
+    s.adv(50).tick()
+    s.describe("group")
+    return s
+
+
+@scenario
+def sm6_38_41():
+    s = classic_setup("sm6-38-41-leave-group-variants")
+    L, F = static_pair(s)
+    s.leave([("other-member-id", "L")])
+    s.leave([("", "unknown"), (F, "F")])
+    s.leave([(L, "L"), ("invalid", "F")])
+    s.leave([("", "L")])
+    s.leave([("x", "y")], group="unknown-group")
+    s.leave([("x", None)], group="unknown-group", version=2)
+    return s
+
+
+@scenario
+def sm6_42_47():
+    s = classic_setup("sm6-42-47-pending-members")
+    a, b = len(s.lines) + 1, len(s.lines) + 2
+    s.join()
+    s.join()
+    s.join(member_id="$gen:%d" % a)
+    s.join(member_id="$gen:%d" % b, session=2500)
+    s.adv(3000).tick()
+    p = len(s.lines) + 1
+    s.join()
+    s.leave([("$gen:%d" % p, None)])
+    s.adv(3000).tick()
+    return s
+
+
+@scenario
+def sm6_43_44():
+    s = classic_setup("sm6-43-44-validate-offset-commit")
+    s.commit("", -1)
+    L, F = static_pair(s)
+    s.commit(L, 1)
+    s.commit("invalid", 1, instance="L")
+    s.commit("", -1)
+    s.commit("unknown", 1)
+    s.commit(L, 0)
+    s.join(member_id=L, instance="L", protocols=("range", "roundrobin"))
+    s.join(member_id=F, instance="F", protocols=("range", "roundrobin"))
+    s.commit(L, 2)
+    s.req("TxnOffsetCommit", 3, {"transactionalId": "t", "groupId": "group", "producerId": 7, "producerEpoch": 0,
+                                 "generationIdOrMemberEpoch": -1, "memberId": "", "topics": [{"name": "foo", "partitions": [
+                                     {"partitionIndex": 0, "committedOffset": 3}]}]})
+    s.req("OffsetFetch", 9, {"groups": [{"groupId": "group", "topics": None}], "requireStable": True})
+    return s
+
+
+@scenario
+def sm6_46():
+    s = classic_setup("sm6-46-existing-member-rejoins-stable")
+    a = len(s.lines) + 1
+    s.join(version=3)
+    b = len(s.lines) + 1
+    s.join(version=3)
+    s.adv(3000).tick()
+    A, B = "$gen:%d" % a, "$gen:%d" % b
+    s.sync(A, 1, version=3, assignments={A: consumer_assignment({"foo": [0]}), B: consumer_assignment({"foo": [1]})})
+    s.sync(B, 1, version=3)
+    s.join(member_id=B, version=3)
+    s.join(member_id=A, version=3)
+    return s
+
+
+@scenario
+def sm6_48():
+    s = classic_setup("sm6-48a-new-member-join-timeout", delay=600000)
+    s.join(version=3)
+    s.adv(300000).tick()
+    s.describe("group")
+    s = classic_setup("sm6-48b-new-member-timeout-completion", delay=0)
+    j = len(s.lines) + 1
+    s.join(version=3, session=305000)
+    s.adv(10).tick()
+    s.sync("$gen:%d" % j, 1, version=3)
+    s.adv(300000).tick()
+    s.adv(5000).tick()
+    s.describe("group")
+    s.write()
+    return None
+
+
+@scenario
+def sm6_49():
+    s = classic_setup("sm6-49-sync-timeout-leader-silent")
+    ids = []
+    for _ in range(3):
+        ids.append("$gen:%d" % (len(s.lines) + 1))
+        s.join(version=3, rebalance=5000, session=20000)
+    s.adv(3000).tick()
+    s.sync(ids[1], 1, version=3)
+    s.sync(ids[2], 1, version=3)
+    s.adv(5000).tick()
+    s.hb(ids[0], 1)
+    return s
+
+
+# ---- classic-44-delta.md section 4.1 ------------------------------------------------------------------
+
+@scenario
+def c4_01():
+    s = classic_setup("c4-01-describe-unknown-group-versions")
+    for v in range(0, 7):
+        s.describe("group-id", version=v)
+    return s
+
+
+@scenario
+def c4_03_07():
+    s = streams_setup("c4-03-07-classic-apis-on-streams-groups", topics=(("foo", 2),))
+    s.sjoin("m", group="busy", topology=TOPO1)
+    s.join(group="busy", version=3)
+    s.req("JoinGroup", 9, {"groupId": "busy", "sessionTimeoutMs": 10000, "rebalanceTimeoutMs": 10000,
+                           "memberId": "", "protocolType": "consumer", "protocols": []})
+    s.sync("m", 1, group="busy")
+    s.leave([("m", None)], group="busy")
+    s.describe("busy")
+    s.sjoin("e", group="empty", topology=TOPO1)
+    s.shb("e", -1, group="empty")
+    s.join(group="empty", version=4)
+    return s
+
+
+@scenario
+def c4_11_13():
+    s = classic_setup("c4-11-13-txn-commit-unknown-group-and-generation")
+    for v in range(0, 7):
+        body = {"transactionalId": "t", "groupId": "nogroup", "producerId": 1, "producerEpoch": 0,
+                "topics": [{"name": "foo", "partitions": [{"partitionIndex": 0, "committedOffset": 1}]}]}
+        if v >= 3:
+            body.update({"generationIdOrMemberEpoch": 10, "memberId": "member"})
+        if v >= 6:
+            body["topics"] = [{"topicId": FOO_ID, "partitions": [{"partitionIndex": 0, "committedOffset": 1}]}]
+        s.req("TxnOffsetCommit", v, body)
+    j = len(s.lines) + 1
+    s.join(version=3)
+    s.adv(3000).tick()
+    s.sync("$gen:%d" % j, 1, version=3)
+    for v in (3, 6):
+        topic = {"topicId": FOO_ID} if v >= 6 else {"name": "foo"}
+        topic["partitions"] = [{"partitionIndex": 0, "committedOffset": 1}]
+        s.req("TxnOffsetCommit", v, {"transactionalId": "t", "groupId": "group", "producerId": 1,
+                                     "producerEpoch": 0, "generationIdOrMemberEpoch": 100,
+                                     "memberId": "$gen:%d" % j, "topics": [topic]})
+    return s
+
+
+@scenario
+def c4_15_17():
+    s = classic_setup("c4-15-17-topic-ids-and-simple-commits")
+    s.req("OffsetCommit", 10, {"groupId": "simple", "generationIdOrMemberEpoch": -1, "memberId": "",
+                               "groupInstanceId": "instance-id",
+                               "topics": [{"topicId": "pQyY7PGeP0Q74dBg1YH9rw", "partitions": [
+                                   {"partitionIndex": 0, "committedOffset": 1}]}]})
+    s.req("OffsetCommit", 9, {"groupId": "simple", "generationIdOrMemberEpoch": -1, "memberId": "",
+                              "groupInstanceId": "instance-id",
+                              "topics": [{"name": "foo", "partitions": [
+                                  {"partitionIndex": 0, "committedOffset": 100, "committedLeaderEpoch": 1},
+                                  {"partitionIndex": 1, "committedOffset": 101, "committedLeaderEpoch": 1},
+                                  {"partitionIndex": 7, "committedOffset": 1}]},
+                                  {"name": "nosuch", "partitions": [{"partitionIndex": 0, "committedOffset": 1}]}]})
+    s.req("OffsetFetch", 10, {"groups": [{"groupId": "simple", "topics": None}]})
+    s.req("OffsetFetch", 9, {"groups": [{"groupId": "simple", "topics": [{"name": "foo", "partitionIndexes": [0, 1, 2]}]}]})
+    return s
+
+
+@scenario
+def known_c4_15_16():
+    # regroup does not delete the offsets of a deleted topic, nor serve OffsetDelete (docs/divergences.md).
+    s = classic_setup("known-divergences/c4-15-16-deleted-topic-offsets")
+    s.req("OffsetCommit", 9, {"groupId": "simple", "generationIdOrMemberEpoch": -1, "memberId": "",
+                              "topics": [{"name": "foo", "partitions": [
+                                  {"partitionIndex": 0, "committedOffset": 100, "committedLeaderEpoch": 1},
+                                  {"partitionIndex": 1, "committedOffset": 101, "committedLeaderEpoch": 1}]}]})
+    # The topic is deleted and re-created with another id: old offsets are gone.
+    s.adv(10).topics(("bar", 3))
+    s.adv(10).topics({"name": "foo", "partitions": 3, "topicId": "AAAAAAAAAAAAAAAAAAAAAQ"}, ("bar", 3))
+    s.req("OffsetFetch", 9, {"groups": [{"groupId": "simple", "topics": None}]})
+    s.req("OffsetDelete", 0, {"groupId": "simple", "topics": [{"name": "bar", "partitions": [{"partitionIndex": 0}]}]})
+    return s
+
+
+@scenario
+def known_refined_cache_relabel():
+    # Kafka 4.4.0 re-keys its cached refined assignment (kept per epoch when warm-ups are enabled, the
+    # default) from a static member to any member id that presents the member's instance id, before it
+    # checks the request: a rejected join (UNRELEASED_INSTANCE_ID) leaves the real member without a slice, and
+    # its next heartbeat revokes all its tasks. regroup keeps no such cache (docs/divergences.md).
+    s = streams_setup("known-divergences/kafka-refined-cache-relabelled-by-rejected-join", topics=(("foo", 4),))
+    s.sjoin("m1", topology=TOPO1, instanceId="i1")
+    s.sjoin("m2", topology=TOPO1)
+    s.shb("m1", 2, instanceId="i1")
+    s.sjoin("intruder", topology=TOPO1, instanceId="i1")
+    s.shb("m1", 2, instanceId="i1", active={"subtopology1": [0, 1]})
+    return s
+
+
+@scenario
+def metadata_racks():
+    # The metadata hash covers the racks of every partition's replicas (sorted, duplicates kept).
+    s = Script("s4-5-metadata-hash-with-racks")
+    s._add({"config": {"group.streams.initial.rebalance.delay.ms": 0}})
+    s.topics({"name": "foo", "partitions": 2, "partitionRacks": [["r1", "r2"], ["r2", "r1", "r1"]]})
+    s.sjoin("m", topology=TOPO1)
+    s.adv(10).topics({"name": "foo", "partitions": 2, "partitionRacks": [["r3"], []]})
+    s.shb("m", 2)
+    s.adv(10).topics({"name": "foo", "partitions": 3, "partitionRacks": [["r3"], [], ["r1"]]})
+    s.shb("m", 3)
+    return s
+
+
+@scenario
+def describe_committed_offset():
+    # StreamsGroupDescribe reads at the last committed offset: the topology configured by a heartbeat that
+    # wrote nothing is seen only after the shard's next write.
+    s = streams_setup("s3-describe-at-committed-offset", topics=(("t1", 2), ("c1", 2)))
+    topo = {"epoch": 0, "subtopologies": [{"subtopologyId": "1", "sourceTopics": ["t1"],
+                                           "stateChangelogTopics": [{"name": "c1", "partitions": 0}]}]}
+    s.sjoin("m", topology=topo)
+    s.sdescribe("g")
+    s.shb("m", 2)
+    s.sdescribe("g")
+    s.commit("", -1, group="other", topic="t1")
+    s.sdescribe("g")
+    s.sjoin("n", topology=topo)
+    s.sdescribe("g")
+    return s
+
+
+@scenario
+def known_group_expiry():
+    # regroup does not run Kafka's periodic clean-up of empty groups and expired offsets (docs/divergences.md).
+    s = classic_setup("known-divergences/group-and-offset-expiry", delay=0, offsets_retention_minutes=1)
+    j = len(s.lines) + 1
+    s.join(version=3)
+    s.adv(1).tick()
+    s.sync("$gen:%d" % j, 1, version=3)
+    s.commit("$gen:%d" % j, 1)
+    s.leave([("$gen:%d" % j, None)])
+    s.adv(600000).tick()
+    s.describe("group")
+    return s
+
+
+@scenario
+def c4_26_27():
+    s = classic_setup("c4-26-27-join-group-all-versions", delay=1000)
+    for v in range(0, 10):
+        s.req("JoinGroup", v, dict({"groupId": "", "sessionTimeoutMs": 30000, "memberId": "",
+                                    "protocolType": "consumer", "protocols": [{"name": "range", "metadata": SUB}]},
+                                   **({"rebalanceTimeoutMs": 30000} if v >= 1 else {})))
+    for v in range(0, 10):
+        s.join(group="g%d" % v, version=v, session=30000)
+    s.adv(1000).tick()
+    return s
+
+
+@scenario
+def classic_versions_walk():
+    # Every classic api at every version on one group (responses are shaped per version).
+    s = classic_setup("classic-versions-walk", delay=0)
+    j = len(s.lines) + 1
+    s.join(version=3)
+    s.adv(1).tick()
+    m = "$gen:%d" % j
+    for v in range(0, 6):
+        s.sync(m, 1, version=v, assignments={m: consumer_assignment({"foo": [0, 1, 2]})})
+    for v in range(0, 5):
+        s.hb(m, 1, version=v)
+    for v in range(2, 11):
+        s.commit(m, 1, version=v) if v < 10 else s.req(
+            "OffsetCommit", 10, {"groupId": "group", "generationIdOrMemberEpoch": 1, "memberId": m,
+                                 "topics": [{"topicId": FOO_ID, "partitions": [
+                                     {"partitionIndex": 0, "committedOffset": 1}]}]})
+    for v in range(1, 11):
+        if v >= 8:
+            s.req("OffsetFetch", v, {"groups": [{"groupId": "group", "topics": None}]})
+        else:
+            s.req("OffsetFetch", v, {"groupId": "group",
+                                     "topics": [{"name": "foo", "partitionIndexes": [0, 1]}]})
+    for v in range(0, 7):
+        s.describe("group", "nogroup", version=v)
+    for v in range(0, 6):
+        s.req("ListGroups", v, {}, client="admin")
+    for v in range(0, 3):
+        s.req("LeaveGroup", v, {"groupId": "group", "memberId": "nobody"})
+    for v in range(0, 4):
+        s.req("DeleteGroups", v, {"groupsNames": ["group", "nogroup"]}, client="admin")
+    return s
+
+
+def main():
+    # Every top-level script is written here; known-divergences/ also holds hand-kept scripts (cut from
+    # generated ones), which are left alone.
+    for f in os.listdir(HERE):
+        if f.endswith(".jsonl"):
+            os.remove(os.path.join(HERE, f))
+    n = 0
+    for fn in SCENARIOS:
+        s = fn()
+        if s is not None:
+            s.write()
+    n = len([f for f in os.listdir(HERE) if f.endswith(".jsonl")])
+    print("wrote %d corpus scripts to %s (and the generated known divergences)" % (n, HERE))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,360 @@
+//! Admin operations on groups (Kafka's `Admin` client): describe streams and classic groups,
+//! remove static members by instance id (LeaveGroup v3+), delete groups. Each call finds the
+//! group's coordinator and retries retriable errors with backoff until `default.api.timeout.ms`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use protocol::messages::describe_groups_response::DescribedGroup;
+use protocol::messages::leave_group_request::MemberIdentity;
+use protocol::messages::streams_group_describe_response::DescribedGroup as DescribedStreamsGroup;
+use protocol::messages::{
+    DeleteGroupsRequest, DescribeGroupsRequest, LeaveGroupRequest, StrBytes,
+    StreamsGroupDescribeRequest,
+};
+use protocol::net::Net;
+use protocol::{Api, ErrorCode, Request, Response};
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::backoff::ExponentialBackoff;
+use crate::conn::{ConnectionConfig, KafkaClient};
+use crate::coordinator::{CoordinatorNode, FindFailure, find_coordinator};
+use crate::observer::{ClientKind, ClientRef, Emitter, Observer, RequestFailure};
+
+/// Why an admin call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AdminError {
+    /// The coordinator answered with a non-retriable error.
+    #[error("{}: {}", .0.name(), .1)]
+    Error(ErrorCode, String),
+    /// Retriable errors or missing answers until the call's timeout.
+    #[error("timed out: {0}")]
+    TimedOut(String),
+    /// The broker answered something this client cannot use.
+    #[error("unexpected response: {0}")]
+    Unexpected(String),
+}
+
+/// One member's result in a removal by instance id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemberRemoval {
+    pub instance_id: String,
+    pub error: ErrorCode,
+}
+
+/// Admin settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdminConfig {
+    pub client_id: String,
+    /// `request.timeout.ms` (30000).
+    pub request_timeout_ms: u64,
+    /// `default.api.timeout.ms` (60000).
+    pub default_api_timeout_ms: u64,
+    /// `retry.backoff.ms` (100) and `retry.backoff.max.ms` (1000).
+    pub retry_backoff_ms: u64,
+    pub retry_backoff_max_ms: u64,
+}
+
+impl AdminConfig {
+    pub fn new(client_id: impl Into<String>) -> Self {
+        Self {
+            client_id: client_id.into(),
+            request_timeout_ms: 30_000,
+            default_api_timeout_ms: 60_000,
+            retry_backoff_ms: 100,
+            retry_backoff_max_ms: 1_000,
+        }
+    }
+}
+
+/// An admin client.
+pub struct Admin<N: Net> {
+    client: Rc<KafkaClient<N>>,
+    config: AdminConfig,
+    rng: Rc<RefCell<ChaCha8Rng>>,
+    emitter: Emitter,
+}
+
+fn s(text: &str) -> StrBytes {
+    StrBytes::from_string(text.to_string())
+}
+
+/// What one attempt of a call produced.
+enum Attempt<T> {
+    Done(T),
+    /// Retry after the backoff; `true` = find the coordinator again first.
+    Retry(bool, String),
+    Fail(AdminError),
+}
+
+fn code(c: i16) -> ErrorCode {
+    ErrorCode::from_code(c).unwrap_or(ErrorCode::UnknownServerError)
+}
+
+/// How a group-level error code is handled (Kafka's admin handlers: the coordinator errors are
+/// retried, everything else is the answer).
+fn classify<T>(error: ErrorCode, message: Option<&str>, done: impl FnOnce() -> T) -> Attempt<T> {
+    match error {
+        ErrorCode::None => Attempt::Done(done()),
+        ErrorCode::NotCoordinator | ErrorCode::CoordinatorNotAvailable => {
+            Attempt::Retry(true, error.name().to_string())
+        }
+        ErrorCode::CoordinatorLoadInProgress => Attempt::Retry(false, error.name().to_string()),
+        other => Attempt::Fail(AdminError::Error(
+            other,
+            message.unwrap_or(other.default_message()).to_string(),
+        )),
+    }
+}
+
+impl<N: Net> Admin<N> {
+    /// An admin client reporting as `name`.
+    pub fn new(
+        net: N,
+        bootstrap: Vec<String>,
+        config: AdminConfig,
+        name: &str,
+        rng: &mut impl RngCore,
+        observer: Rc<dyn Observer>,
+    ) -> Self {
+        let clock_net = net.clone();
+        let emitter = Emitter::new(
+            observer,
+            Rc::new(move || clock_net.now_ms()),
+            ClientRef {
+                kind: ClientKind::Admin,
+                name: name.to_string(),
+                group_id: String::new(),
+                instance_id: None,
+                process_id: String::new(),
+            },
+        );
+        let rng = Rc::new(RefCell::new(ChaCha8Rng::from_rng(rng)));
+        let mut conn = ConnectionConfig::new(config.client_id.clone());
+        conn.request_timeout_ms = config.request_timeout_ms;
+        let client = KafkaClient::new(net, conn, bootstrap, emitter.clone(), rng.clone());
+        Self {
+            client,
+            config,
+            rng,
+            emitter,
+        }
+    }
+
+    /// Runs `attempt` against the coordinator of `group_id` until it is done, fails, or the
+    /// call's timeout passes.
+    async fn with_coordinator<T, F, Fut>(&self, group_id: &str, attempt: F) -> Result<T, AdminError>
+    where
+        F: Fn(CoordinatorNode) -> Fut,
+        Fut: std::future::Future<Output = Attempt<T>>,
+    {
+        let deadline = self.emitter.now_ms() + self.config.default_api_timeout_ms as i64;
+        let backoff = ExponentialBackoff::retry(
+            self.config.retry_backoff_ms,
+            self.config.retry_backoff_max_ms,
+        );
+        let mut attempts = 0u32;
+        let mut coordinator: Option<CoordinatorNode> = None;
+        let mut last = String::new();
+        loop {
+            if self.emitter.now_ms() >= deadline {
+                return Err(AdminError::TimedOut(last));
+            }
+            let node = match coordinator.clone() {
+                Some(n) => Some(n),
+                None => match find_coordinator(&self.client, group_id).await {
+                    Ok(n) => Some(n),
+                    Err(FindFailure::Error(c, m)) if !c.is_retriable() => {
+                        return Err(AdminError::Error(c, m.unwrap_or_default()));
+                    }
+                    Err(f) => {
+                        last = format!("{f:?}");
+                        None
+                    }
+                },
+            };
+            if let Some(node) = node {
+                coordinator = Some(node.clone());
+                match attempt(node).await {
+                    Attempt::Done(t) => return Ok(t),
+                    Attempt::Fail(e) => return Err(e),
+                    Attempt::Retry(rediscover, why) => {
+                        last = why;
+                        if rediscover {
+                            coordinator = None;
+                        }
+                    }
+                }
+            }
+            let wait = backoff.backoff(attempts, &mut *self.rng.borrow_mut());
+            attempts = attempts.saturating_add(1);
+            tokio::time::sleep(Duration::from_millis(wait)).await;
+        }
+    }
+
+    fn transport<T>(f: RequestFailure) -> Attempt<T> {
+        match f {
+            RequestFailure::UnsupportedVersion => Attempt::Fail(AdminError::Error(
+                ErrorCode::UnsupportedVersion,
+                f.to_string(),
+            )),
+            RequestFailure::Disconnected(_) => Attempt::Retry(true, f.to_string()),
+            other => Attempt::Retry(false, other.to_string()),
+        }
+    }
+
+    /// StreamsGroupDescribe of one group.
+    pub async fn describe_streams_group(
+        &self,
+        group_id: &str,
+    ) -> Result<DescribedStreamsGroup, AdminError> {
+        self.with_coordinator(group_id, |node| async move {
+            let request =
+                StreamsGroupDescribeRequest::default().with_group_ids(vec![s(group_id).into()]);
+            match self
+                .client
+                .send(&node.broker, Request::StreamsGroupDescribe(request))
+                .await
+            {
+                Ok(Response::StreamsGroupDescribe(r)) => match r.groups.into_iter().next() {
+                    Some(g) => {
+                        let message = g.error_message.as_ref().map(|m| m.to_string());
+                        classify(code(g.error_code), message.as_deref(), || g)
+                    }
+                    None => Attempt::Fail(AdminError::Unexpected("no group in the answer".into())),
+                },
+                Ok(other) => Attempt::Fail(AdminError::Unexpected(format!("{:?}", other.api()))),
+                Err(f) => Self::transport(f),
+            }
+        })
+        .await
+    }
+
+    /// DescribeGroups of one classic group (members carry their metadata and assignment bytes;
+    /// read them with [`crate::classic::protocol`]).
+    pub async fn describe_classic_group(
+        &self,
+        group_id: &str,
+    ) -> Result<DescribedGroup, AdminError> {
+        self.with_coordinator(group_id, |node| async move {
+            let request = DescribeGroupsRequest::default().with_groups(vec![s(group_id).into()]);
+            match self
+                .client
+                .send(&node.broker, Request::DescribeGroups(request))
+                .await
+            {
+                Ok(Response::DescribeGroups(r)) => match r.groups.into_iter().next() {
+                    Some(g) => {
+                        let message = g.error_message.as_ref().map(|m| m.to_string());
+                        classify(code(g.error_code), message.as_deref(), || g)
+                    }
+                    None => Attempt::Fail(AdminError::Unexpected("no group in the answer".into())),
+                },
+                Ok(other) => Attempt::Fail(AdminError::Unexpected(format!("{:?}", other.api()))),
+                Err(f) => Self::transport(f),
+            }
+        })
+        .await
+    }
+
+    /// `removeMembersFromConsumerGroup` by instance id: LeaveGroup v3+ with member id "" and each
+    /// instance id. Returns each member's result.
+    pub async fn remove_static_members(
+        &self,
+        group_id: &str,
+        instance_ids: &[&str],
+    ) -> Result<Vec<MemberRemoval>, AdminError> {
+        self.with_coordinator(group_id, |node| async move {
+            let members: Vec<MemberIdentity> = instance_ids
+                .iter()
+                .map(|i| {
+                    MemberIdentity::default()
+                        .with_member_id(s(""))
+                        .with_group_instance_id(Some(s(i)))
+                })
+                .collect();
+            let result = self
+                .client
+                .send_built(
+                    &node.broker,
+                    Api::LeaveGroup,
+                    self.config.request_timeout_ms,
+                    |version| {
+                        let mut members = members.clone();
+                        if version >= 5 {
+                            for m in &mut members {
+                                m.reason = Some(s("member was removed by an admin"));
+                            }
+                        }
+                        Request::LeaveGroup(
+                            LeaveGroupRequest::default()
+                                .with_group_id(s(group_id).into())
+                                .with_members(members),
+                        )
+                    },
+                )
+                .await;
+            match result {
+                Ok(Response::LeaveGroup(r)) => {
+                    let top = code(r.error_code);
+                    classify(top, None, || {
+                        r.members
+                            .iter()
+                            .map(|m| MemberRemoval {
+                                instance_id: m
+                                    .group_instance_id
+                                    .as_ref()
+                                    .map(|i| i.to_string())
+                                    .unwrap_or_default(),
+                                error: code(m.error_code),
+                            })
+                            .collect()
+                    })
+                }
+                Ok(other) => Attempt::Fail(AdminError::Unexpected(format!("{:?}", other.api()))),
+                // LeaveGroup below v3 cannot name instance ids.
+                Err(RequestFailure::UnsupportedVersion) => Attempt::Fail(AdminError::Error(
+                    ErrorCode::UnsupportedVersion,
+                    "the broker does not support LeaveGroup v3+".into(),
+                )),
+                Err(f) => Self::transport(f),
+            }
+        })
+        .await
+    }
+
+    /// DeleteGroups of one group; returns its per-group error (NONE when deleted).
+    pub async fn delete_group(&self, group_id: &str) -> Result<ErrorCode, AdminError> {
+        self.with_coordinator(group_id, |node| async move {
+            let request =
+                DeleteGroupsRequest::default().with_groups_names(vec![s(group_id).into()]);
+            match self
+                .client
+                .send(&node.broker, Request::DeleteGroups(request))
+                .await
+            {
+                Ok(Response::DeleteGroups(r)) => match r.results.first() {
+                    Some(g) => match code(g.error_code) {
+                        e @ (ErrorCode::NotCoordinator
+                        | ErrorCode::CoordinatorNotAvailable
+                        | ErrorCode::CoordinatorLoadInProgress) => {
+                            classify(e, None, || ErrorCode::None)
+                        }
+                        e => Attempt::Done(e),
+                    },
+                    None => Attempt::Fail(AdminError::Unexpected("no group in the answer".into())),
+                },
+                Ok(other) => Attempt::Fail(AdminError::Unexpected(format!("{:?}", other.api()))),
+                Err(f) => Self::transport(f),
+            }
+        })
+        .await
+    }
+
+    /// Closes the admin client's connections.
+    pub fn close(&self) {
+        self.client.close_all("admin closed");
+    }
+}

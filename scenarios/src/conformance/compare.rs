@@ -1,0 +1,284 @@
+//! Comparing the two runners' outputs of one script.
+//!
+//! Normalisation (besides the member-id names of [`super::ids`]):
+//! * responses to parked requests that complete in the same step are compared in line order: Kafka
+//!   completes them in the order it iterates its members, regroup in its own order; both deliver them at
+//!   the same instant, so their order carries no meaning;
+//! * the topic-partition entries of a StreamsGroupHeartbeat's `partitionsByUserEndpoint` are compared
+//!   sorted by topic: Kafka lists them in the iteration order of an immutable map whose order is
+//!   randomised per JVM (`ImmutableCollections.SALT`).
+
+use serde_json::Value;
+
+/// One runner's output for a script.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunOutput {
+    pub lines: Vec<Value>,
+    /// `line N: message` when the runner rejected a line.
+    pub error: Option<String>,
+}
+
+impl RunOutput {
+    /// Parses output text: one JSON value per line; a final `{"error": ...}` is the runner's error.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut out = RunOutput::default();
+        for (i, l) in text.lines().enumerate() {
+            if l.trim().is_empty() {
+                continue;
+            }
+            let v: Value =
+                serde_json::from_str(l).map_err(|e| format!("output line {}: {e}", i + 1))?;
+            if let Some(e) = v.get("error").and_then(Value::as_str)
+                && v.as_object().is_some_and(|o| o.len() == 1)
+            {
+                out.error = Some(e.to_string());
+                continue;
+            }
+            out.lines.push(v);
+        }
+        Ok(out)
+    }
+
+    /// The script line an error names (`line N: ...`).
+    pub fn error_line(&self) -> Option<usize> {
+        let e = self.error.as_deref()?;
+        let rest = e.strip_prefix("line ")?;
+        rest.split(':').next()?.trim().parse().ok()
+    }
+}
+
+/// True for a line that opens a step (a request's own line or a fired timer).
+fn opens_step(v: &Value) -> bool {
+    v.get("records").is_some()
+}
+
+/// Sorts, in place, the topic-partition lists of every `partitionsByUserEndpoint` entry by topic.
+fn sort_endpoint_partitions(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            if let Some(Value::Array(entries)) = m.get_mut("partitionsByUserEndpoint") {
+                for e in entries.iter_mut() {
+                    for key in ["activePartitions", "standbyPartitions"] {
+                        if let Some(Value::Array(tps)) = e.get_mut(key) {
+                            tps.sort_by_key(|tp| {
+                                (
+                                    tp.get("topic")
+                                        .and_then(Value::as_str)
+                                        .unwrap_or("")
+                                        .to_string(),
+                                    tp.to_string(),
+                                )
+                            });
+                        }
+                    }
+                }
+            }
+            m.values_mut().for_each(sort_endpoint_partitions);
+        }
+        Value::Array(a) => a.iter_mut().for_each(sort_endpoint_partitions),
+        _ => {}
+    }
+}
+
+/// The lines in comparison order: each run of completed responses sorted by their request line, endpoint
+/// partition lists sorted by topic.
+pub fn normalise(lines: &[Value]) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::with_capacity(lines.len());
+    let mut run: Vec<Value> = Vec::new();
+    let flush = |run: &mut Vec<Value>, out: &mut Vec<Value>| {
+        run.sort_by_key(|v| v.get("line").and_then(Value::as_u64).unwrap_or(0));
+        out.append(run);
+    };
+    for v in lines {
+        if opens_step(v) {
+            flush(&mut run, &mut out);
+            out.push(v.clone());
+        } else {
+            run.push(v.clone());
+        }
+    }
+    flush(&mut run, &mut out);
+    for v in &mut out {
+        sort_endpoint_partitions(v);
+    }
+    out
+}
+
+/// Where two outputs first differ.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Divergence {
+    /// Index of the first differing output line (0-based, after normalisation).
+    pub index: usize,
+    pub regroup: Option<Value>,
+    pub kafka: Option<Value>,
+    /// The script line that output line belongs to, when known.
+    pub script_line: Option<usize>,
+    /// What differs, in words.
+    pub what: String,
+}
+
+fn script_line_of(v: Option<&Value>) -> Option<usize> {
+    v.and_then(|v| v.get("line"))
+        .and_then(Value::as_u64)
+        .map(|l| l as usize)
+}
+
+/// The first difference between regroup's and Kafka's output of the same script, if any.
+pub fn first_divergence(regroup: &RunOutput, kafka: &RunOutput) -> Option<Divergence> {
+    let a = normalise(&regroup.lines);
+    let b = normalise(&kafka.lines);
+    for i in 0..a.len().max(b.len()) {
+        let (x, y) = (a.get(i), b.get(i));
+        if x != y {
+            return Some(Divergence {
+                index: i,
+                script_line: script_line_of(x).or(script_line_of(y)),
+                regroup: x.cloned(),
+                kafka: y.cloned(),
+                what: match (x, y) {
+                    (Some(_), None) => "regroup printed more lines".into(),
+                    (None, Some(_)) => "Kafka printed more lines".into(),
+                    _ => describe_difference(
+                        x.unwrap_or(&Value::Null),
+                        y.unwrap_or(&Value::Null),
+                        "",
+                    ),
+                },
+            });
+        }
+    }
+    match (regroup.error_line(), kafka.error_line()) {
+        (a, b) if a == b => None,
+        _ => Some(Divergence {
+            index: a.len(),
+            regroup: regroup.error.clone().map(Value::String),
+            kafka: kafka.error.clone().map(Value::String),
+            script_line: regroup.error_line().or(kafka.error_line()),
+            what: "the runners rejected different lines".into(),
+        }),
+    }
+}
+
+/// The path of the first difference inside two JSON values, e.g. `response.members[1].memberId`.
+pub fn describe_difference(a: &Value, b: &Value, path: &str) -> String {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, v) in x {
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                match y.get(k) {
+                    None => return format!("{p}: only regroup has it"),
+                    Some(w) if w != v => return describe_difference(v, w, &p),
+                    _ => {}
+                }
+            }
+            for k in y.keys() {
+                if !x.contains_key(k) {
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    return format!("{p}: only Kafka has it");
+                }
+            }
+            format!("{path}: equal")
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            for (i, (v, w)) in x.iter().zip(y).enumerate() {
+                if v != w {
+                    return describe_difference(v, w, &format!("{path}[{i}]"));
+                }
+            }
+            format!(
+                "{path}: {} elements in regroup, {} in Kafka",
+                x.len(),
+                y.len()
+            )
+        }
+        _ => format!("{path}: regroup {a}, Kafka {b}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn completions_of_one_step_compare_in_line_order() {
+        let regroup = vec![
+            json!({"at": 5, "line": 9, "response": {"e": 0}, "records": []}),
+            json!({"at": 5, "line": 4, "response": {"x": 1}}),
+            json!({"at": 5, "line": 3, "response": {"x": 2}}),
+            json!({"at": 6, "timer": "t", "records": []}),
+            json!({"at": 6, "line": 2, "response": {}}),
+        ];
+        let kafka = vec![
+            regroup[0].clone(),
+            regroup[2].clone(),
+            regroup[1].clone(),
+            regroup[3].clone(),
+            regroup[4].clone(),
+        ];
+        let a = RunOutput {
+            lines: regroup,
+            error: None,
+        };
+        let b = RunOutput {
+            lines: kafka,
+            error: None,
+        };
+        assert_eq!(first_divergence(&a, &b), None);
+        // But a completion moving to another step is a difference.
+        let mut c = b.clone();
+        c.lines.swap(3, 4);
+        let d = first_divergence(&a, &c).unwrap();
+        assert_eq!(d.index, 1);
+    }
+
+    #[test]
+    fn endpoint_partitions_compare_by_topic() {
+        let a = RunOutput::parse(r#"{"at":1,"line":3,"response":{"partitionsByUserEndpoint":[{"userEndpoint":{"host":"h","port":1},"activePartitions":[{"topic":"b","partitions":[0]},{"topic":"a","partitions":[1]}],"standbyPartitions":[]}]},"records":[]}"#).unwrap();
+        let b = RunOutput::parse(r#"{"at":1,"line":3,"response":{"partitionsByUserEndpoint":[{"userEndpoint":{"host":"h","port":1},"activePartitions":[{"topic":"a","partitions":[1]},{"topic":"b","partitions":[0]}],"standbyPartitions":[]}]},"records":[]}"#).unwrap();
+        assert_eq!(first_divergence(&a, &b), None);
+        let c = RunOutput::parse(r#"{"at":1,"line":3,"response":{"partitionsByUserEndpoint":[{"userEndpoint":{"host":"h","port":1},"activePartitions":[{"topic":"a","partitions":[2]},{"topic":"b","partitions":[0]}],"standbyPartitions":[]}]},"records":[]}"#).unwrap();
+        assert!(first_divergence(&a, &c).is_some());
+    }
+
+    #[test]
+    fn the_first_differing_field_is_named() {
+        let a = RunOutput::parse(r#"{"at":1,"line":3,"response":{"errorCode":0,"members":[{"memberId":"a"}]},"records":[]}"#).unwrap();
+        let b = RunOutput::parse(r#"{"at":1,"line":3,"response":{"errorCode":0,"members":[{"memberId":"b"}]},"records":[]}"#).unwrap();
+        let d = first_divergence(&a, &b).unwrap();
+        assert_eq!(d.script_line, Some(3));
+        assert_eq!(
+            d.what,
+            r#"response.members[0].memberId: regroup "a", Kafka "b""#
+        );
+    }
+
+    #[test]
+    fn errors_compare_by_line_only() {
+        let a =
+            RunOutput::parse("{\"at\":0}\n{\"error\":\"line 4: unknown api \\\"X\\\"\"}").unwrap();
+        assert_eq!(a.error_line(), Some(4));
+        assert_eq!(a.lines.len(), 1);
+        let b = RunOutput {
+            lines: a.lines.clone(),
+            error: Some("line 4: something else".into()),
+        };
+        assert_eq!(first_divergence(&a, &b), None);
+        let c = RunOutput {
+            lines: a.lines.clone(),
+            error: None,
+        };
+        assert_eq!(
+            first_divergence(&a, &c).unwrap().what,
+            "the runners rejected different lines"
+        );
+    }
+}
