@@ -1197,9 +1197,9 @@ def c4_15_17():
 
 
 @scenario
-def known_c4_15_16():
-    # regroup does not delete the offsets of a deleted topic, nor serve OffsetDelete (docs/divergences.md).
-    s = classic_setup("known-divergences/c4-15-16-deleted-topic-offsets")
+def c4_16_deleted_topic_offsets():
+    # Kafka deletes the committed offsets of a deleted topic; a re-created topic's commits survive.
+    s = classic_setup("c4-16-deleted-topic-offsets")
     s.req("OffsetCommit", 9, {"groupId": "simple", "generationIdOrMemberEpoch": -1, "memberId": "",
                               "topics": [{"name": "foo", "partitions": [
                                   {"partitionIndex": 0, "committedOffset": 100, "committedLeaderEpoch": 1},
@@ -1208,6 +1208,22 @@ def known_c4_15_16():
     s.adv(10).topics(("bar", 3))
     s.adv(10).topics({"name": "foo", "partitions": 3, "topicId": "AAAAAAAAAAAAAAAAAAAAAQ"}, ("bar", 3))
     s.req("OffsetFetch", 9, {"groups": [{"groupId": "simple", "topics": None}]})
+    s.req("OffsetCommit", 9, {"groupId": "simple", "generationIdOrMemberEpoch": -1, "memberId": "",
+                              "topics": [{"name": "foo", "partitions": [
+                                  {"partitionIndex": 2, "committedOffset": 102}]}]})
+    # Re-created once more: only the commit made for the second incarnation goes.
+    s.adv(10).topics({"name": "foo", "partitions": 3, "topicId": "AAAAAAAAAAAAAAAAAAAAAg"}, ("bar", 3))
+    s.req("OffsetFetch", 9, {"groups": [{"groupId": "simple", "topics": None}]})
+    return s
+
+
+@scenario
+def known_offset_delete():
+    # regroup does not serve OffsetDelete (docs/divergences.md).
+    s = classic_setup("known-divergences/offset-delete")
+    s.req("OffsetCommit", 9, {"groupId": "simple", "generationIdOrMemberEpoch": -1, "memberId": "",
+                              "topics": [{"name": "bar", "partitions": [
+                                  {"partitionIndex": 0, "committedOffset": 100}]}]})
     s.req("OffsetDelete", 0, {"groupId": "simple", "topics": [{"name": "bar", "partitions": [{"partitionIndex": 0}]}]})
     return s
 
@@ -1260,9 +1276,10 @@ def describe_committed_offset():
 
 
 @scenario
-def known_group_expiry():
-    # regroup does not run Kafka's periodic clean-up of empty groups and expired offsets (docs/divergences.md).
-    s = classic_setup("known-divergences/group-and-offset-expiry", delay=0, offsets_retention_minutes=1)
+def c4_14_group_expiry():
+    # Kafka's periodic clean-up (expire-group-metadata): the left group's offset expires a minute after the
+    # group became empty, then the group is deleted.
+    s = classic_setup("c4-14-group-and-offset-expiry", delay=0, offsets_retention_minutes=1)
     j = len(s.lines) + 1
     s.join(version=3)
     s.adv(1).tick()

@@ -26,7 +26,13 @@
 //! * a parked request completed later: `{"at":T2,"line":N,"response":{...}}`, when it completes, in
 //!   completion order (after the line of the request or timer that completed it);
 //! * a fired timer: `{"at":D,"timer":"<kafka key>","records":[...]}`, then the responses it completed;
-//! * config, metadata and groupConfig lines print nothing.
+//!   the periodic `expire-group-metadata` timer prints only when it writes records;
+//! * a metadata line that deletes topics (or re-creates them under new ids) prints the offset
+//!   tombstones the coordinator writes for them: `{"at":T,"line":N,"records":[...]}`;
+//! * config, groupConfig and other metadata lines print nothing.
+//!
+//! The shard is loaded (Kafka's `onLoaded`, which schedules `expire-group-metadata` one
+//! `offsets.retention.check.interval.ms` ahead) before the first line that is not a config line.
 //!
 //! Records are `{"type":...,"key":{...},"value":{...}}`, tombstones with `"value":null`.
 //!
@@ -68,6 +74,9 @@ pub struct Script {
     ids: GeneratedIds,
     /// JoinGroup requests not yet answered: line → the member id they carried.
     joins: BTreeMap<usize, String>,
+    /// Whether the shard has been loaded (`Shard::on_loaded`), which happens once the broker configs
+    /// are set, before the first other line.
+    loaded: bool,
 }
 
 fn config_value(v: &Value) -> Option<String> {
@@ -134,6 +143,10 @@ impl Script {
             return Err(err("\"context\" is only allowed with \"request\"".into()));
         }
         let mut out = Vec::new();
+        if !self.loaded && kinds.first().copied() != Some("config") {
+            self.shard.on_loaded(self.now);
+            self.loaded = true;
+        }
         self.advance(at, &mut out).map_err(err)?;
         // Ids handed out by joins the timers just completed can be named by this line's request.
         self.ids.learn_from_step(&out, &self.joins);
@@ -153,7 +166,12 @@ impl Script {
                 }
                 self.unchecked_config_line = Some(line);
             }
-            Some("metadata") => self.set_metadata(obj.get("metadata")).map_err(err)?,
+            Some("metadata") => {
+                let outcome = self.set_metadata(obj.get("metadata")).map_err(err)?;
+                if !outcome.records.is_empty() {
+                    out.push(json!({"at": at, "line": line, "records": records_json(&outcome)}));
+                }
+            }
             Some("groupConfig") => self.set_group_config(obj.get("groupConfig")).map_err(err)?,
             Some(_) => {
                 if let Some(config_line) = self.unchecked_config_line.take() {
@@ -194,6 +212,11 @@ impl Script {
     /// Fires every timer due at or before `at`.
     fn advance(&mut self, at: i64, out: &mut Vec<Value>) -> Result<(), String> {
         for fired in self.shard.expire(at) {
+            let housekeeping = fired.key == coordinator::offsets::GROUP_EXPIRATION_KEY;
+            if housekeeping && fired.outcome.records.is_empty() && fired.outcome.replies.is_empty()
+            {
+                continue;
+            }
             out.push(json!({
                 "at": fired.deadline_ms,
                 "timer": fired.key,
@@ -228,7 +251,8 @@ impl Script {
         Ok(())
     }
 
-    fn set_metadata(&mut self, v: Option<&Value>) -> Result<(), String> {
+    /// Replaces the topic image; returns the offset tombstones of deleted topics (already replayed).
+    fn set_metadata(&mut self, v: Option<&Value>) -> Result<Outcome, String> {
         let topics = v
             .and_then(|m| m.get("topics"))
             .and_then(Value::as_array)
@@ -274,8 +298,7 @@ impl Script {
             }
             image.upsert(topic);
         }
-        self.shard.set_topics(image);
-        Ok(())
+        Ok(self.shard.set_topics(image))
     }
 
     fn set_group_config(&mut self, v: Option<&Value>) -> Result<(), String> {

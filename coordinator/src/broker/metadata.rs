@@ -149,7 +149,9 @@ fn apply_records<N: Net>(node: &Rc<Node<N>>, records: Vec<OffsetRecord>) {
         }
     }
     if topic_shape(&core.image) != shape_before {
-        refresh_shard_topics(core);
+        for (p, outcome) in refresh_shard_topics(core) {
+            node.commit_outcome(core, p, outcome, false);
+        }
         let created: Vec<String> = core
             .creating
             .iter()
@@ -166,10 +168,11 @@ fn apply_records<N: Net>(node: &Rc<Node<N>>, records: Vec<OffsetRecord>) {
     node.metadata_applied.notify_waiters();
 }
 
-/// Gives every active shard the current topics.
-pub(crate) fn refresh_shard_topics(core: &mut Core) {
+/// Gives every active shard the current topics; returns the offset tombstones of deleted topics to
+/// append, per partition.
+pub(crate) fn refresh_shard_topics(core: &mut Core) -> Vec<(i32, crate::shard::Outcome)> {
     let topics = topics_image(&core.image);
-    core.runtime.set_topics(&topics);
+    core.runtime.set_topics(&topics)
 }
 
 /// Sends queued topic creations to the controller (Kafka's `AutoTopicCreationManager`).

@@ -99,13 +99,20 @@ impl CoordinatorRuntime {
         self.contexts.keys().copied().collect()
     }
 
-    /// Gives every loaded shard the current topics (Kafka's metadata image update).
-    pub(crate) fn set_topics(&mut self, topics: &TopicsImage) {
-        for c in self.contexts.values_mut() {
+    /// Gives every loaded shard the current topics (Kafka's metadata image update). Returns, per
+    /// partition, the offset tombstones of deleted topics the shard wrote (Kafka's `onTopicsDeleted`
+    /// write on every coordinator), which the caller appends.
+    pub(crate) fn set_topics(&mut self, topics: &TopicsImage) -> Vec<(i32, Outcome)> {
+        let mut writes = Vec::new();
+        for (p, c) in self.contexts.iter_mut() {
             if let Some(shard) = c.shard.as_mut() {
-                shard.set_topics(topics.clone());
+                let outcome = shard.set_topics(topics.clone());
+                if !outcome.records.is_empty() {
+                    writes.push((*p, outcome));
+                }
             }
         }
+        writes
     }
 
     /// Read access to an active shard (tests, the simulator's invariants, DescribeGroups fan-out).
@@ -357,7 +364,13 @@ impl<N: Net> Node<N> {
     }
 
     /// Appends an outcome's records and parks its replies until they are committed.
-    fn commit_outcome(&self, core: &mut Core, p: i32, outcome: Outcome, read_only: bool) {
+    pub(crate) fn commit_outcome(
+        &self,
+        core: &mut Core,
+        p: i32,
+        outcome: Outcome,
+        read_only: bool,
+    ) {
         for topic in outcome.topics_to_create.into_values() {
             self.request_topic_creation(
                 core,
