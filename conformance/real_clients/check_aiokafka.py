@@ -18,7 +18,7 @@ from aiokafka.protocol.commit import OffsetCommitRequest
 from aiokafka.protocol.group import HeartbeatRequest
 from kafka import KafkaAdminClient
 
-from common import check, run
+from common import check, fail, run
 
 ADDR = sys.argv[1]
 TOPIC = "t6"
@@ -54,7 +54,8 @@ async def poll_until(name, consumers, cond, seconds=30.0):
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
     while not cond():
-        check(name, loop.time() < deadline, lambda: f"not within {seconds:.0f} s: {[state(c) for c in consumers]}")
+        if loop.time() > deadline:
+            fail(name, f"not within {seconds:.0f} s: {[state(c) for c in consumers]}")
         await asyncio.gather(*(c.getmany(timeout_ms=100) for c in consumers))
     check(name, True)
 

@@ -73,6 +73,17 @@ timeout 240 java \
     dev.regroup.streamsapp.StreamsCheck "$SERVE_ADDR" "$work/state" >"$work/out" 2>&1 || status=$?
 serve_stop
 cat "$work/out"
+# The group's first heartbeats must have reported the internal topics missing (status 3), which is
+# what makes the broker create them.
+if [ "$status" -eq 0 ]; then
+    if grep -q "Membership is in the following statuses: (3) Internal topics are missing" "$work/client.log"; then
+        echo "ok   streams: the client saw MISSING_INTERNAL_TOPICS (status 3) before the broker created the topics" >>"$work/out"
+        echo "ok   streams: the client saw MISSING_INTERNAL_TOPICS (status 3) before the broker created the topics"
+    else
+        echo "FAIL streams: the client never saw MISSING_INTERNAL_TOPICS (status 3) in its heartbeat answers"
+        status=1
+    fi
+fi
 closed="$(grep "closing connection" "$work/serve.log" | grep -v "Connection reset by peer" || true)"
 if [ "$status" -eq 0 ] && [ -n "$closed" ]; then
     echo "FAIL streams-app: the broker closed client connections:"
