@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
-# Real Kafka clients against `regroup serve` on 127.0.0.1: kafka-python 3.0.12 and
-# confluent-kafka 2.16.1 (librdkafka 2.16.0), installed into conformance/.venv on first use.
+# Real Kafka clients against `regroup serve` on 127.0.0.1: confluent-kafka 2.16.1 (librdkafka 2.16.0),
+# kafka-python 3.0.12 and aiokafka 0.14.0, pinned in requirements.txt and installed into
+# conformance/.venv on first use (reinstalled when requirements.txt changes).
 #
-#   conformance/real_clients/run.sh            # builds regroup, runs every check
+#   conformance/real_clients/run.sh                      # builds regroup, runs every suite
+#   conformance/real_clients/run.sh confluent aiokafka   # some suites: serve confluent kafka-python aiokafka
 #   REGROUP=path/to/regroup conformance/real_clients/run.sh
+#   REAL_CLIENTS_LOGS=/tmp/rc CLIENT_LOG_LEVEL=DEBUG RUST_LOG=debug conformance/real_clients/run.sh
 #
-# Exits 0 when every check passed, 1 on a failed check, 0 with a SKIP notice when python3 or the
-# packages are not available. Every step is bounded in time.
+# Each suite gets its own `regroup serve` (topics t1:2 and t6:6) and must also leave the broker's log
+# free of closed connections (a response the broker cannot write, an unsupported version, ...).
+# Prints one line per check, then "real-clients: N passed, M failed". Exits 1 when a check failed
+# (after printing what the client saw, the client library's log and the broker's log), 0 with a SKIP
+# notice when python3 or the packages are not available. Every step is bounded in time.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 venv="$root/conformance/.venv"
+requirements="$here/requirements.txt"
 
 if ! command -v python3 >/dev/null 2>&1; then
     echo "SKIP: python3 is not installed"
@@ -19,55 +26,77 @@ if ! command -v python3 >/dev/null 2>&1; then
 fi
 if [ ! -x "$venv/bin/python" ]; then
     if ! timeout 300 python3 -m venv "$venv"; then
-        echo "SKIP: cannot create a virtualenv in $venv"
+        echo "SKIP: cannot create a virtualenv in $venv (python3-venv missing?)"
         exit 0
     fi
 fi
-if ! "$venv/bin/python" -c "import kafka, confluent_kafka" >/dev/null 2>&1; then
-    if ! timeout 600 "$venv/bin/pip" install -q "kafka-python==3.0.12" "confluent-kafka==2.16.1"; then
-        echo "SKIP: cannot install kafka-python / confluent-kafka from PyPI"
+if ! cmp -s "$requirements" "$venv/.requirements"; then
+    echo "real-clients: installing $(grep -c '==' "$requirements") pinned packages into $venv"
+    if ! timeout 600 "$venv/bin/pip" install -q --disable-pip-version-check -r "$requirements"; then
+        echo "SKIP: cannot install the client packages from PyPI"
         exit 0
     fi
+    cp "$requirements" "$venv/.requirements"
 fi
 
-regroup="${REGROUP:-}"
-if [ -z "$regroup" ]; then
-    (cd "$root" && timeout 1800 cargo build -q -p scenarios)
-    regroup="$root/target/debug/regroup"
+REGROUP="${REGROUP:-}"
+if [ -z "$REGROUP" ]; then
+    (cd "$root" && timeout 1800 cargo build -q -p scenarios --bin regroup)
+    REGROUP="${CARGO_TARGET_DIR:-$root/target}/debug/regroup"
 fi
+export REGROUP
+# shellcheck source=serve.sh
+source "$here/serve.sh"
 
-log="$(mktemp)"
-out="$(mktemp)"
-"$regroup" serve --listen 127.0.0.1:0 --topic t1:2 \
-    --config group.streams.initial.rebalance.delay.ms=0 \
-    --config group.initial.rebalance.delay.ms=0 >"$out" 2>"$log" &
-pid=$!
+suites=("$@")
+[ "${#suites[@]}" -gt 0 ] || suites=(serve confluent kafka-python aiokafka)
+
+# REAL_CLIENTS_LOGS=DIR keeps every suite's client and broker logs in DIR.
+work="${REAL_CLIENTS_LOGS:-$(mktemp -d)}"
+mkdir -p "$work"
 cleanup() {
-    kill -INT "$pid" 2>/dev/null || true
-    sleep 1
-    kill -KILL "$pid" 2>/dev/null || true
-    rm -f "$log" "$out"
+    serve_stop
+    [ -n "${REAL_CLIENTS_LOGS:-}" ] || rm -rf "$work"
 }
 trap cleanup EXIT
 
-addr=""
-for _ in $(seq 1 300); do
-    addr="$(sed -n 's/^regroup serve: listening on \([^ ]*\).*/\1/p' "$out" | head -1)"
-    [ -n "$addr" ] && break
-    if ! kill -0 "$pid" 2>/dev/null; then
-        echo "regroup serve exited early:"; cat "$log"; exit 1
+passed=0
+failed=0
+for suite in "${suites[@]}"; do
+    case "$suite" in
+        serve) script=check_serve.py ;;
+        confluent) script=check_confluent.py ;;
+        kafka-python) script=check_kafka_python.py ;;
+        aiokafka) script=check_aiokafka.py ;;
+        *) echo "unknown suite $suite (serve, confluent, kafka-python, aiokafka)"; exit 2 ;;
+    esac
+    echo "== $suite ($script)"
+    serve_log="$work/$suite-serve.log"
+    client_log="$work/$suite-client.log"
+    serve_start "$serve_log" --topic t1:2 --topic t6:6 \
+        --config group.streams.initial.rebalance.delay.ms=0 \
+        --config group.initial.rebalance.delay.ms=0
+    status=0
+    (cd "$here" && CLIENT_LOG="$client_log" timeout 120 "$venv/bin/python" "$script" "$SERVE_ADDR") \
+        >"$work/$suite.out" 2>&1 || status=$?
+    serve_stop
+    cat "$work/$suite.out"
+    passed=$((passed + $(grep -c '^ok ' "$work/$suite.out" || true)))
+    # A client that resets its own connection (librdkafka does on close) is not the broker's doing.
+    closed="$(grep 'closing connection' "$serve_log" | grep -v 'Connection reset by peer' || true)"
+    if [ "$status" -eq 0 ] && [ -n "$closed" ]; then
+        echo "FAIL $suite: the broker closed client connections:"
+        echo "$closed" | sed 's/^.*reason=/  /' | sort | uniq -c | head -10
+        status=1
     fi
-    sleep 0.1
+    if [ "$status" -ne 0 ]; then
+        failed=$((failed + 1))
+        [ "$status" -eq 124 ] && echo "FAIL $suite: timed out after 120 s"
+        echo "--- $suite: client library log (warnings and errors, last 30)"
+        grep -E " (WARNING|ERROR|CRITICAL) " "$client_log" 2>/dev/null | tail -30 || true
+        echo "--- $suite: regroup serve log (last 30)"
+        tail -30 "$serve_log"
+    fi
 done
-if [ -z "$addr" ]; then
-    echo "regroup serve did not start:"; tail -20 "$log"; exit 1
-fi
-echo "regroup serve on $addr"
-
-status=0
-timeout 120 "$venv/bin/python" "$here/check_serve.py" "$addr" || status=$?
-if [ "$status" -ne 0 ]; then
-    echo "--- regroup serve log (tail) ---"
-    tail -40 "$log"
-fi
-exit "$status"
+echo "real-clients: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -464,8 +464,14 @@ impl<N: Net> Node<N> {
         ErrorCode::None
     }
 
-    /// ListOffsets: every partition regroup serves is empty.
-    pub(crate) fn list_offsets(&self, request: &ListOffsetsRequest) -> ListOffsetsResponse {
+    /// ListOffsets: every partition regroup serves is empty. The leader epoch is reported from v4
+    /// on only (`ReplicaManager.fetchOffset` sets it for `version >= 4`; the field does not exist
+    /// before, so a v1-3 answer carrying it could not be written).
+    pub(crate) fn list_offsets(
+        &self,
+        request: &ListOffsetsRequest,
+        version: i16,
+    ) -> ListOffsetsResponse {
         let core = self.core.borrow();
         let topics = request
             .topics
@@ -488,7 +494,10 @@ impl<N: Net> Node<N> {
                             let epoch = reg.map(|r| r.leader_epoch).unwrap_or(-1);
                             // LATEST (-1), EARLIEST (-2), EARLIEST_LOCAL (-4) of an empty log: 0.
                             if matches!(p.timestamp, -1 | -2 | -4) {
-                                r = r.with_offset(0).with_leader_epoch(epoch);
+                                r = r.with_offset(0);
+                                if version >= 4 {
+                                    r = r.with_leader_epoch(epoch);
+                                }
                             }
                         }
                         r

@@ -154,7 +154,7 @@ async fn handle<N: Net>(
         Request::ApiVersions(r) => node.api_versions(&r, version).into(),
         Request::Metadata(r) => node.metadata(&r, version)?.into(),
         Request::FindCoordinator(r) => node.find_coordinator(&r, version)?.into(),
-        Request::ListOffsets(r) => node.list_offsets(&r).into(),
+        Request::ListOffsets(r) => node.list_offsets(&r, version).into(),
         Request::Fetch(r) => {
             let replica = if version >= 15 {
                 r.replica_state.replica_id.0
