@@ -150,7 +150,7 @@ pub fn run(
     let bound = options
         .convergence_bound_ms
         .unwrap_or_else(|| default_convergence_bound_ms(&spec));
-    let expectations = expectations(&spec);
+    let expectations = expectations(&spec, &schedule);
     let cluster = Cluster::build(spec, options.seed, options.keep_events)?;
     let mut driver = Driver {
         cluster,
@@ -266,18 +266,32 @@ pub fn run(
     })
 }
 
-fn expectations(spec: &ClusterSpec) -> Vec<Expectation> {
+fn expectations(spec: &ClusterSpec, schedule: &FaultSchedule) -> Vec<Expectation> {
+    let mut existing: BTreeSet<String> = spec.topics.iter().map(|t| t.name.clone()).collect();
+    for w in &schedule.windows {
+        if let FaultKind::CreateTopic { name, .. } = &w.kind {
+            existing.insert(name.clone());
+        }
+    }
     let mut e = Vec::new();
     for a in spec.streams_apps.iter().filter(|a| a.processes > 0) {
         e.push(Expectation::Streams {
             group: a.application_id.clone(),
             num_standby_replicas: a.num_standby_replicas,
+            members: a.members(),
         });
     }
     for g in spec.classic_groups.iter().filter(|g| g.processes > 0) {
         e.push(Expectation::Classic {
             group: g.group_id.clone(),
             topics: g.topics.clone(),
+            required: g
+                .topics
+                .iter()
+                .filter(|t| existing.contains(*t))
+                .cloned()
+                .collect(),
+            members: g.members(),
         });
     }
     e

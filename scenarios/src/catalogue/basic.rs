@@ -54,5 +54,21 @@ pub fn scenarios() -> Vec<Scenario> {
             faults: Faults::None,
             expect: Expect::default(),
         },
+        Scenario {
+            name: "demo-failing-run",
+            description: "deliberately fails: a 1 s convergence bound no cluster meets (shows \
+                          what a failure report and its replay command look like)",
+            default_seed: 1,
+            cluster: || {
+                ClusterSpec::default()
+                    .with_topic("orders", 2)
+                    .with_classic(ClassicGroupSpec::new("billing", &["orders"], 1, 1))
+            },
+            faults: Faults::None,
+            expect: Expect {
+                convergence_bound_ms: Some(1_000),
+                ..Expect::default()
+            },
+        },
     ]
 }

@@ -79,9 +79,29 @@ pub fn scenarios() -> Vec<Scenario> {
             expect: injected(),
         },
         Scenario {
+            name: "stalled-heartbeats-streams",
+            description: "the heartbeats of one streams process stall for 25 s while its threads \
+                          keep committing: the coordinator removes them and rejects their commits",
+            default_seed: 1,
+            cluster: streams_cluster,
+            faults: Faults::Schedule(|| {
+                vec![
+                    FaultWindow::at(
+                        12_000,
+                        FaultKind::StallHeartbeats {
+                            host: HostRef::process("app", 1),
+                            thread: None,
+                        },
+                    )
+                    .lasting(25_000),
+                ]
+            }),
+            expect: injected(),
+        },
+        Scenario {
             name: "stalled-heartbeats-classic",
             description: "one static consumer's heartbeats stall for 20 s while it keeps \
-                          committing; its stale commits must be rejected",
+                          auto-committing; as in Kafka, its commits keep its classic session alive",
             default_seed: 1,
             cluster: || {
                 ClusterSpec::default().with_topic("orders", 6).with_classic(
@@ -98,6 +118,80 @@ pub fn scenarios() -> Vec<Scenario> {
                         },
                     )
                     .lasting(20_000),
+                ]
+            }),
+            expect: injected(),
+        },
+        Scenario {
+            name: "controller-crash",
+            description: "the controller crashes for 15 s and restarts from its metadata log; \
+                          brokers keep serving and re-register",
+            default_seed: 1,
+            cluster: streams_cluster,
+            faults: Faults::Schedule(|| {
+                vec![
+                    FaultWindow::at(
+                        10_000,
+                        FaultKind::Crash {
+                            host: HostRef::Controller,
+                        },
+                    )
+                    .lasting(15_000),
+                ]
+            }),
+            expect: injected(),
+        },
+        Scenario {
+            name: "silent-coordinator-death",
+            description: "the coordinator's broker is cut off and then crashes (no FIN reaches \
+                          anyone); it comes back 15 s later",
+            default_seed: 1,
+            cluster: streams_cluster,
+            faults: Faults::Schedule(|| {
+                vec![
+                    FaultWindow::at(
+                        12_000,
+                        FaultKind::SilentDeath {
+                            host: HostRef::coordinator_of("app"),
+                        },
+                    )
+                    .lasting(15_000),
+                ]
+            }),
+            expect: injected(),
+        },
+        Scenario {
+            name: "topic-created-mid-run",
+            description: "a classic group subscribed to two topics starts with one; the second is \
+                          created at 15 s; a member down for longer than its session from 20 s \
+                          on makes the next rebalance assign its partitions",
+            default_seed: 1,
+            cluster: || {
+                ClusterSpec::default().with_topic("orders", 4).with_classic(
+                    ClassicGroupSpec::new("billing", &["orders", "refunds"], 2, 1)
+                        .with_static_membership(),
+                )
+            },
+            // The client model does not refresh metadata periodically (Kafka's leader notices a
+            // new subscribed topic within metadata.max.age.ms, 5 min by default), so a member
+            // expiring brings the rebalance that picks the topic up (a static member back within
+            // its session would not rebalance the group).
+            faults: Faults::Schedule(|| {
+                vec![
+                    FaultWindow::at(
+                        15_000,
+                        FaultKind::CreateTopic {
+                            name: "refunds".into(),
+                            partitions: 2,
+                        },
+                    ),
+                    FaultWindow::at(
+                        20_000,
+                        FaultKind::Crash {
+                            host: HostRef::process("billing", 1),
+                        },
+                    )
+                    .lasting(14_000),
                 ]
             }),
             expect: injected(),

@@ -26,10 +26,18 @@ pub enum Expectation {
     Streams {
         group: String,
         num_standby_replicas: i32,
+        /// Member threads of all its processes (every process runs after the final heal).
+        members: usize,
     },
     Classic {
         group: String,
+        /// The subscribed topics.
         topics: Vec<String>,
+        /// Subscribed topics that must exist by then (created at start or by a fault); a
+        /// subscription to a topic nobody creates is legal and simply matches nothing.
+        required: Vec<String>,
+        /// Consumers of all its processes.
+        members: usize,
     },
 }
 
@@ -37,6 +45,12 @@ impl Expectation {
     pub fn group(&self) -> &str {
         match self {
             Expectation::Streams { group, .. } | Expectation::Classic { group, .. } => group,
+        }
+    }
+
+    pub fn members(&self) -> usize {
+        match self {
+            Expectation::Streams { members, .. } | Expectation::Classic { members, .. } => *members,
         }
     }
 }
@@ -56,10 +70,19 @@ pub fn check(
             .filter(|(_, c)| c.group == e.group())
             .filter(|(_, c)| matches!(c.kind, ClientKind::StreamsMember | ClientKind::Consumer))
             .collect();
+        if clients.len() != e.members() {
+            return Err(format!(
+                "group {}: {} of {} members are running",
+                e.group(),
+                clients.len(),
+                e.members()
+            ));
+        }
         let epoch = match e {
             Expectation::Streams {
                 group,
                 num_standby_replicas,
+                ..
             } => streams(
                 group,
                 *num_standby_replicas,
@@ -67,9 +90,12 @@ pub fn check(
                 &clients,
                 topic_partitions,
             )?,
-            Expectation::Classic { group, topics } => {
-                classic(group, topics, model, &clients, topic_partitions)?
-            }
+            Expectation::Classic {
+                group,
+                topics,
+                required,
+                ..
+            } => classic(group, topics, required, model, &clients, topic_partitions)?,
         };
         done.push((e.group().to_string(), epoch));
     }
@@ -222,6 +248,7 @@ fn streams(
 fn classic(
     group: &str,
     topics: &[String],
+    required: &[String],
     model: &Model,
     clients: &[(&String, &ClientState)],
     topic_partitions: &BTreeMap<String, i32>,
@@ -262,6 +289,11 @@ fn classic(
     }
     for t in topics {
         let n = *topic_partitions.get(t).unwrap_or(&0);
+        if n == 0 && required.contains(t) {
+            return Err(format!(
+                "classic group {group}: topic {t} does not exist yet"
+            ));
+        }
         for p in 0..n {
             let tp = format!("{t}-{p}");
             let count = owners.get(&tp).copied().unwrap_or(0);
@@ -346,7 +378,9 @@ mod tests {
     fn a_converged_classic_group_passes_and_an_orphan_partition_fails() {
         let expect = vec![Expectation::Classic {
             group: "g".into(),
-            topics: vec!["t".into()],
+            topics: vec!["t".into(), "later".into()],
+            required: vec!["t".into()],
+            members: 2,
         }];
         let parts: BTreeMap<String, i32> = [("t".to_string(), 2)].into();
         let (model, c) = setup(&[1]);
@@ -362,6 +396,14 @@ mod tests {
         let (model, mut c) = setup(&[1]);
         c.host_crashed("h");
         let e = check(&expect, &model, &c, &parts).unwrap_err();
-        assert!(e.contains("only at the coordinator"), "{e}");
+        assert!(e.contains("0 of 2 members are running"), "{e}");
+        // A required topic that does not exist yet: not converged.
+        let (model, c) = setup(&[1]);
+        let mut expect = expect;
+        if let Expectation::Classic { required, .. } = &mut expect[0] {
+            required.push("later".into());
+        }
+        let e = check(&expect, &model, &c, &parts).unwrap_err();
+        assert!(e.contains("topic later does not exist yet"), "{e}");
     }
 }
