@@ -25,7 +25,6 @@ use protocol::messages::{CreateTopicsRequest, StrBytes, TopicName};
 use protocol::{ErrorCode, Response};
 use rand::RngCore;
 use tokio::sync::Notify;
-use tracing::Instrument;
 use uuid::Uuid;
 
 use crate::event::HarnessEvent;
@@ -227,13 +226,12 @@ impl Cluster {
             );
             async move {
                 started.set(crate::net::sim_now_ms());
-                let handle = Rc::new(start_controller(TurmoilNet, config, storage, sink).await?);
+                let handle = Rc::new(start_controller(TurmoilNet::new(), config, storage, sink).await?);
                 *slot.borrow_mut() = Some(handle.clone());
                 std::future::pending::<()>().await;
                 drop(handle);
                 Ok(())
             }
-            .instrument(tracing::info_span!("host", name = CONTROLLER_HOST))
         });
         self.hosts.push(CONTROLLER_HOST.to_string());
     }
@@ -248,7 +246,6 @@ impl Cluster {
         let handles = self.brokers.clone();
         let seed = self.seed;
         let starts = Rc::new(Cell::new(0u64));
-        let span_host = host.clone();
         self.sim.host(host.as_str(), move || {
             starts.set(starts.get() + 1);
             let mut rng = seed::rng(seed, &format!("broker/{id}/incarnation/{}", starts.get()));
@@ -257,12 +254,11 @@ impl Cluster {
             config.incarnation_id = Uuid::from_u64_pair(rng.next_u64(), rng.next_u64());
             let (storage, sink, handles) = (storage.clone(), sink.clone(), handles.clone());
             async move {
-                let handle = start_broker(TurmoilNet, config, storage, sink).await?;
+                let handle = start_broker(TurmoilNet::new(), config, storage, sink).await?;
                 handles.borrow_mut().insert(id, handle.clone());
                 handle.wait_stopped().await;
                 Ok(())
             }
-            .instrument(tracing::info_span!("host", name = %span_host))
         });
         self.hosts.push(host);
     }
@@ -295,7 +291,7 @@ impl Cluster {
                 brokers.clone(),
             );
             async move {
-                let mut admin = AdminClient::new(brokers);
+                let mut admin = AdminClient::new(TurmoilNet::new(), brokers);
                 if !ready.get() {
                     let names: Vec<String> = topics
                         .iter()
@@ -315,7 +311,6 @@ impl Cluster {
                     }
                 }
             }
-            .instrument(tracing::info_span!("host", name = ADMIN_HOST))
         });
         self.hosts.push(ADMIN_HOST.to_string());
     }
@@ -352,14 +347,14 @@ impl Cluster {
         self.sim.host(host.as_str(), move || {
             let ctx = ctx.clone();
             let (config, state_dir) = (config.clone(), state_dir.clone());
-            let span = tracing::info_span!("host", name = %ctx.host);
             async move {
                 ctx.wait_ready().await;
                 let observer = ctx.hub.client_observer(&ctx.host);
+                let net = TurmoilNet::new();
                 let start = |ctx: &ProcessContext| {
                     let mut rng = ctx.next_incarnation();
                     StreamsProcess::start(
-                        TurmoilNet,
+                        net.clone(),
                         ctx.bootstrap.clone(),
                         config.clone(),
                         state_dir.clone(),
@@ -398,7 +393,6 @@ impl Cluster {
                     ctx.control.notify.notified().await;
                 }
             }
-            .instrument(span)
         });
         self.hosts.push(host.clone());
         self.processes.insert(
@@ -448,10 +442,10 @@ impl Cluster {
         self.sim.host(host.as_str(), move || {
             let ctx = ctx.clone();
             let configs = configs.clone();
-            let span = tracing::info_span!("host", name = %ctx.host);
             async move {
                 ctx.wait_ready().await;
                 let observer = ctx.hub.client_observer(&ctx.host);
+                let net = TurmoilNet::new();
                 let start = |ctx: &ProcessContext| {
                     let mut rng = ctx.next_incarnation();
                     configs
@@ -459,7 +453,7 @@ impl Cluster {
                         .enumerate()
                         .map(|(n, c)| {
                             Consumer::start(
-                                TurmoilNet,
+                                net.clone(),
                                 ctx.bootstrap.clone(),
                                 c.clone(),
                                 &format!("{}/consumer-{n}", ctx.host),
@@ -503,7 +497,6 @@ impl Cluster {
                     ctx.control.notify.notified().await;
                 }
             }
-            .instrument(span)
         });
         self.hosts.push(host.clone());
         self.processes.insert(
@@ -596,10 +589,10 @@ struct AdminClient {
 }
 
 impl AdminClient {
-    fn new(brokers: Vec<String>) -> Self {
+    fn new(net: TurmoilNet, brokers: Vec<String>) -> Self {
         let clients = brokers
             .iter()
-            .map(|b| RpcClient::new(TurmoilNet, b.clone(), "regroup-admin"))
+            .map(|b| RpcClient::new(net.clone(), b.clone(), "regroup-admin"))
             .collect();
         Self {
             brokers,

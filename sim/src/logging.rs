@@ -1,6 +1,7 @@
 //! `tracing` output for simulation runs: every line starts with the simulated time (seconds since
-//! the start of the run) and, through the `host` span every host's software runs in, names the
-//! host. `RUST_LOG` selects what is printed (tracing-subscriber's `EnvFilter`).
+//! the start of the run) and, through the `node{name=...}` span turmoil runs every host in, names
+//! the host. `RUST_LOG` selects what is printed (tracing-subscriber's `EnvFilter`); the target
+//! `regroup` stands for all of regroup's crates (`RUST_LOG=regroup=debug`).
 
 use std::fmt;
 
@@ -21,7 +22,8 @@ impl FormatTime for SimTime {
 /// Installs a subscriber writing to stderr with simulated timestamps, filtered by `RUST_LOG`
 /// (default: warnings only). Does nothing if one is already installed.
 pub fn init() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+    let spec = std::env::var("RUST_LOG").unwrap_or_default();
+    let filter = tracing_subscriber::EnvFilter::try_new(expand_regroup_target(&spec))
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -29,4 +31,50 @@ pub fn init() {
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .try_init();
+}
+
+/// The crates whose logs the `regroup` target stands for.
+const CRATES: &[&str] = &["protocol", "coordinator", "members", "sim", "scenarios"];
+
+/// Rewrites every `regroup[=level]` directive into one directive per regroup crate (an empty
+/// filter becomes `warn`) and enables turmoil's per-host `node` span (target `turmoil::sim`,
+/// which logs no events of its own), so every line names its host.
+pub fn expand_regroup_target(spec: &str) -> String {
+    let spec = if spec.trim().is_empty() { "warn" } else { spec };
+    let mut out = Vec::new();
+    for d in spec.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+        let (target, level) = match d.split_once('=') {
+            Some((t, l)) => (t, Some(l)),
+            None => (d, None),
+        };
+        if target == "regroup" {
+            for c in CRATES {
+                out.push(match level {
+                    Some(l) => format!("{c}={l}"),
+                    None => c.to_string(),
+                });
+            }
+        } else {
+            out.push(d.to_string());
+        }
+    }
+    if !spec.contains("turmoil") {
+        out.push("turmoil::sim=info".to_string());
+    }
+    out.join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_regroup_target_names_every_crate() {
+        assert_eq!(
+            expand_regroup_target("regroup=debug,turmoil=info"),
+            "protocol=debug,coordinator=debug,members=debug,sim=debug,scenarios=debug,turmoil=info"
+        );
+        assert_eq!(expand_regroup_target(""), "warn,turmoil::sim=info");
+        assert_eq!(expand_regroup_target("info"), "info,turmoil::sim=info");
+    }
 }
