@@ -1,7 +1,10 @@
 //! The scenario catalogue and the pieces of the `regroup` command.
 
 pub mod assign_cli;
+pub mod catalogue;
 pub mod conformance;
+pub mod run;
+pub mod run_cli;
 pub mod script;
 pub mod script_cli;
 pub mod serve_cli;

@@ -16,6 +16,8 @@ enum Command {
     Assign(scenarios::assign_cli::AssignArgs),
     /// Drive one coordinator shard from JSON lines (see the README).
     Script(scenarios::script_cli::ScriptArgs),
+    /// Run a scenario of the catalogue in the simulator (see the README).
+    Run(scenarios::run_cli::RunArgs),
     /// Run a one-node cluster on real TCP for Kafka clients (see the README).
     Serve(scenarios::serve_cli::ServeArgs),
     /// Inspect the Kafka wire format: sample frames of any api regroup serves, decode frames.
@@ -28,9 +30,13 @@ fn main() {
     let cli = Cli::parse();
     match cli.command {
         None => {
-            // Until the scenario catalogue exists, the main job introduces the tool.
+            // The main job introduces the tool: its scenarios and commands.
             println!("regroup {}", env!("CARGO_PKG_VERSION"));
-            println!("no scenario catalogue yet; available commands:");
+            println!("scenarios (`regroup run <name> [--seed N]`):");
+            for s in scenarios::catalogue::all() {
+                println!("  {:<28} {}", s.name, s.description);
+            }
+            println!("commands:");
             let mut cmd = <Cli as clap::CommandFactory>::command();
             for sub in cmd.get_subcommands_mut() {
                 let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
@@ -40,6 +46,7 @@ fn main() {
         }
         Some(Command::Assign(args)) => std::process::exit(scenarios::assign_cli::run(&args)),
         Some(Command::Script(args)) => std::process::exit(scenarios::script_cli::run(&args)),
+        Some(Command::Run(args)) => std::process::exit(scenarios::run_cli::run(&args)),
         Some(Command::Serve(args)) => std::process::exit(scenarios::serve_cli::run(&args)),
         Some(Command::Wire(args)) => std::process::exit(scenarios::wire_cli::run(args)),
         Some(Command::Conformance(args)) => std::process::exit(scenarios::conformance::run(&args)),

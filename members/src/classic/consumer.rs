@@ -73,6 +73,8 @@ const JOIN_GROUP_TIMEOUT_LAPSE_MS: u64 = 5_000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Control {
     Close,
+    /// Stop (true) or resume (false) heartbeating while polling and committing go on.
+    StallHeartbeats(bool),
 }
 
 enum Msg {
@@ -192,6 +194,8 @@ struct Member<N: Net> {
     heartbeat_backoff: ExponentialBackoff,
     session_deadline_ms: i64,
     heartbeat_in_flight: bool,
+    /// Heartbeats are stalled (`Consumer::stall_heartbeats`).
+    heartbeats_stalled: bool,
     owned: BTreeMap<TopicPartition, Owned>,
     topic_ids: TopicIds,
     job: Option<Job>,
@@ -272,6 +276,12 @@ impl Consumer {
         if let Some(h) = self.handle.take() {
             let _ = h.await;
         }
+    }
+
+    /// Stalls (true) or resumes (false) the consumer's heartbeats while it keeps consuming and
+    /// committing with its generation, as when the heartbeat thread is stuck.
+    pub fn stall_heartbeats(&self, stalled: bool) {
+        let _ = self.control.send(Control::StallHeartbeats(stalled));
     }
 
     /// Waits until the consumer stopped on its own (fatal error).
@@ -358,6 +368,7 @@ impl<N: Net> Member<N> {
             heartbeat_backoff: retry,
             session_deadline_ms: now + i64::from(config.session_timeout_ms),
             heartbeat_in_flight: false,
+            heartbeats_stalled: false,
             owned: BTreeMap::new(),
             topic_ids: TopicIds::new(),
             job: None,
@@ -397,6 +408,7 @@ impl<N: Net> Member<N> {
                 biased;
                 control = self.control.recv(), if self.control_open => match control {
                     Some(Control::Close) => self.closing = true,
+                    Some(Control::StallHeartbeats(stalled)) => self.heartbeats_stalled = stalled,
                     None => {
                         self.control_open = false;
                         self.closing = true;
@@ -473,6 +485,13 @@ impl<N: Net> Member<N> {
             ConsumerState::CompletingRebalance | ConsumerState::Stable
         );
         if !self.heartbeat_enabled || !joined || self.coordinator.node().is_none() {
+            return;
+        }
+        if self.heartbeats_stalled {
+            // A stuck heartbeat thread: nothing is sent and nothing is noticed until it resumes.
+            if now >= self.heartbeat_due_ms {
+                self.heartbeat_due_ms = now + self.config.heartbeat_interval_ms as i64;
+            }
             return;
         }
         if now >= self.session_deadline_ms {

@@ -42,6 +42,9 @@ use crate::request_state::{HeartbeatRequestState, RequestState};
 pub(crate) enum Control {
     /// Commit, close the tasks and leave with this operation, then stop.
     Stop(LeaveOperation),
+    /// Stop (true) or resume (false) heartbeating while everything else goes on (a stalled
+    /// heartbeat thread: the member keeps processing and committing with its last epoch).
+    StallHeartbeats(bool),
 }
 
 /// State every member thread of one process shares.
@@ -228,6 +231,8 @@ pub(crate) struct Member<N: Net> {
     shutdown_application_sent: bool,
     /// No heartbeat before this time (UNRELEASED_INSTANCE_ID with the retry policy).
     hold_heartbeats_until_ms: i64,
+    /// Heartbeats are stalled ([`Control::StallHeartbeats`]).
+    heartbeats_stalled: bool,
     /// Heartbeats sent at `same_ms_sends.0`, to stop a zero-latency transport from spinning.
     same_ms_sends: (i64, u32),
 }
@@ -310,6 +315,7 @@ impl<N: Net> Member<N> {
             missing_topics_since: None,
             shutdown_application_sent: false,
             hold_heartbeats_until_ms: 0,
+            heartbeats_stalled: false,
             same_ms_sends: (0, 0),
             emitter,
             config,
@@ -345,6 +351,9 @@ impl<N: Net> Member<N> {
             tokio::select! {
                 biased;
                 control = self.control.recv(), if self.control_open => match control {
+                    Some(Control::StallHeartbeats(stalled)) => {
+                        self.heartbeats_stalled = stalled;
+                    }
                     Some(Control::Stop(op)) => {
                         self.stop_requested.get_or_insert(op);
                     }
@@ -459,7 +468,10 @@ impl<N: Net> Member<N> {
             self.on_leave_completed();
             return;
         }
-        if now < self.hold_heartbeats_until_ms || self.heartbeat_throttled(now) {
+        if self.heartbeats_stalled
+            || now < self.hold_heartbeats_until_ms
+            || self.heartbeat_throttled(now)
+        {
             return;
         }
         if self.should_heartbeat_before_interval_expires() || self.hb.can_send_request(now) {
@@ -1525,7 +1537,10 @@ impl<N: Net> Member<N> {
         if self.metadata_wanted {
             at(now + self.metadata.remaining_backoff_ms(now));
         }
-        if self.coordinator.node().is_some() && !self.membership.should_skip_heartbeat() {
+        if self.coordinator.node().is_some()
+            && !self.membership.should_skip_heartbeat()
+            && !self.heartbeats_stalled
+        {
             if now < self.hold_heartbeats_until_ms {
                 at(self.hold_heartbeats_until_ms);
             } else if self.heartbeat_throttled(now) {

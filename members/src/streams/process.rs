@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::config::StreamsConfig;
-use super::member::{Member, MemberParams, ProcessShared};
+use super::member::{Control, Member, MemberParams, ProcessShared};
 use super::membership::LeaveOperation;
 use super::state_dir::StateDirectory;
 use crate::ids::kafka_uuid_string;
@@ -145,6 +145,18 @@ impl StreamsProcess {
     /// SHUTDOWN_APPLICATION from the group).
     pub fn is_finished(&self) -> bool {
         self.threads.iter().all(|t| t.handle.is_finished())
+    }
+
+    /// Stalls (or resumes) the heartbeats of thread `thread` (1-based), or of every thread: the
+    /// threads keep processing and committing with their last member epoch, as when a stream
+    /// thread's heartbeat thread is stuck. The coordinator eventually removes the members; their
+    /// next commits are rejected as stale.
+    pub fn stall_heartbeats(&self, thread: Option<usize>, stalled: bool) {
+        for (i, tx) in self.shared.controls.borrow().iter().enumerate() {
+            if thread.is_none_or(|t| t == i + 1) {
+                let _ = tx.send(Control::StallHeartbeats(stalled));
+            }
+        }
     }
 
     /// Asks the group to shut the whole application down (Kafka Streams' SHUTDOWN_APPLICATION

@@ -1,0 +1,234 @@
+//! Running a catalogue scenario for one seed and reporting it: the human summary, the `--json`
+//! object, the trace file, the replay command.
+
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+use sim::cluster::SetupError;
+use sim::invariants::{Invariant, Violation};
+use sim::runner::{RunOutcome, run};
+use sim::swarm::SwarmOptions;
+
+use crate::catalogue::Scenario;
+
+/// One run of a scenario.
+#[derive(Debug, Clone)]
+pub struct ScenarioRun {
+    pub scenario: &'static str,
+    pub seed: u64,
+    pub swarm: Option<SwarmOptions>,
+    pub outcome: RunOutcome,
+    /// Violations: the run's, then the scenario's expectations.
+    pub violations: Vec<Violation>,
+    /// Trace hashes of a determinism check (first run, second run).
+    pub determinism: Option<(String, String)>,
+}
+
+/// The command that replays `scenario` with `seed`.
+pub fn replay_command(scenario: &str, seed: u64) -> String {
+    format!("cargo run --release -- run {scenario} --seed {seed}")
+}
+
+/// Runs `scenario` with `seed`; `keep_events` keeps the event log (for `--trace`).
+pub fn run_scenario(
+    scenario: &Scenario,
+    seed: u64,
+    keep_events: bool,
+) -> Result<ScenarioRun, SetupError> {
+    let prepared = scenario.prepare(seed);
+    let mut options = prepared.options.clone();
+    options.keep_events = keep_events;
+    let outcome = run(prepared.spec, prepared.schedule.clone(), &options)?;
+    let mut violations = outcome.violations.clone();
+    if violations.is_empty() && scenario.expect.faults_injected {
+        let injected: u32 = outcome.faults.values().map(|c| c.injected).sum();
+        let skipped: Vec<&String> = outcome
+            .faults
+            .iter()
+            .filter(|(_, c)| c.skipped > 0)
+            .map(|(k, _)| k)
+            .collect();
+        if injected == 0 || !skipped.is_empty() {
+            violations.push(Violation::new(
+                Invariant::Expectation,
+                outcome.sim_ms,
+                format!(
+                    "every scheduled fault must be injected: {injected} injected, skipped kinds \
+                     {skipped:?}"
+                ),
+            ));
+        }
+    }
+    Ok(ScenarioRun {
+        scenario: scenario.name,
+        seed,
+        swarm: prepared.swarm,
+        outcome,
+        violations,
+        determinism: None,
+    })
+}
+
+/// Runs `scenario` twice with `seed` and compares the trace hashes.
+pub fn check_determinism(
+    scenario: &Scenario,
+    seed: u64,
+    keep_events: bool,
+) -> Result<ScenarioRun, SetupError> {
+    let first = run_scenario(scenario, seed, false)?;
+    let mut second = run_scenario(scenario, seed, keep_events)?;
+    let (a, b) = (
+        first.outcome.trace_hash.clone(),
+        second.outcome.trace_hash.clone(),
+    );
+    if a != b || first.outcome.events != second.outcome.events {
+        second.violations.push(Violation::new(
+            Invariant::Determinism,
+            second.outcome.sim_ms,
+            format!(
+                "two runs of seed {seed} differ: trace {a} with {} events, then {b} with {} events",
+                first.outcome.events, second.outcome.events
+            ),
+        ));
+    }
+    second.determinism = Some((a, b));
+    Ok(second)
+}
+
+impl ScenarioRun {
+    pub fn passed(&self) -> bool {
+        self.violations.is_empty()
+    }
+
+    pub fn replay(&self) -> String {
+        replay_command(self.scenario, self.seed)
+    }
+
+    /// The `--json` object.
+    pub fn to_json(&self) -> Value {
+        let mut v = json!({
+            "scenario": self.scenario,
+            "seed": self.seed,
+            "passed": self.passed(),
+            "violations": self.violations.iter().map(|v| json!({
+                "invariant": v.invariant.name(),
+                "atMs": v.at_ms,
+                "detail": v.detail,
+            })).collect::<Vec<_>>(),
+            "traceHash": self.outcome.trace_hash,
+            "simMs": self.outcome.sim_ms,
+            "events": self.outcome.events,
+            "swarm": self.swarm.as_ref().map(|s| serde_json::to_value(s).unwrap_or(Value::Null)),
+            "groups": serde_json::to_value(&self.outcome.groups).unwrap_or(Value::Null),
+            "replay": self.replay(),
+            "build": sim::build_info::REVISION,
+            "faults": serde_json::to_value(&self.outcome.faults).unwrap_or(Value::Null),
+            "convergedAtMs": self.outcome.converged_at_ms,
+            "convergenceBoundMs": self.outcome.convergence_bound_ms,
+        });
+        if let Some((a, b)) = &self.determinism {
+            v["determinism"] = json!({"traceHashes": [a, b], "equal": a == b});
+        }
+        v
+    }
+
+    /// The human summary.
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
+        let o = &self.outcome;
+        let _ = writeln!(
+            s,
+            "scenario {}  seed {}  build {}",
+            self.scenario,
+            self.seed,
+            sim::build_info::REVISION
+        );
+        if let Some(sw) = &self.swarm {
+            let _ = writeln!(
+                s,
+                "swarm: {}",
+                serde_json::to_string(sw).unwrap_or_default()
+            );
+        }
+        if !o.faults.is_empty() {
+            let parts: Vec<String> = o
+                .faults
+                .iter()
+                .map(|(k, c)| {
+                    let mut p = format!("{k} {}x", c.injected);
+                    if c.skipped > 0 {
+                        p.push_str(&format!(" ({} skipped)", c.skipped));
+                    }
+                    p
+                })
+                .collect();
+            let _ = writeln!(s, "faults: {}", parts.join(", "));
+        }
+        for g in &o.groups {
+            let _ = writeln!(
+                s,
+                "group {} ({}) epoch {}: {} members",
+                g.group_id,
+                g.kind,
+                g.epoch,
+                g.members.len()
+            );
+        }
+        if let Some((a, b)) = &self.determinism {
+            let _ = writeln!(
+                s,
+                "determinism: {} ({a} / {b})",
+                if a == b {
+                    "same trace twice"
+                } else {
+                    "TRACES DIFFER"
+                }
+            );
+        }
+        if let Some(t) = o.converged_at_ms {
+            let _ = writeln!(
+                s,
+                "converged at {:.3} s (bound {:.1} s after the final heal)",
+                t as f64 / 1000.0,
+                o.convergence_bound_ms as f64 / 1000.0
+            );
+        }
+        if self.passed() {
+            let _ = writeln!(
+                s,
+                "PASSED: {:.3} s simulated, {} events, trace {}",
+                o.sim_ms as f64 / 1000.0,
+                o.events,
+                o.trace_hash
+            );
+        } else {
+            for v in &self.violations {
+                let _ = writeln!(
+                    s,
+                    "FAILED: {} at {} ms: {}",
+                    v.invariant.name(),
+                    v.at_ms,
+                    v.detail
+                );
+            }
+            let _ = writeln!(
+                s,
+                "{:.3} s simulated, {} events, trace {}",
+                o.sim_ms as f64 / 1000.0,
+                o.events,
+                o.trace_hash
+            );
+            let _ = writeln!(s, "replay: {}", self.replay());
+        }
+        s
+    }
+
+    /// Writes the event log as JSON lines.
+    pub fn write_trace(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        for e in &self.outcome.log {
+            serde_json::to_writer(&mut *out, &e.to_json())?;
+            out.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+}

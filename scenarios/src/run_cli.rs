@@ -1,0 +1,83 @@
+//! `regroup run <scenario> [--seed N] [--json] [--trace FILE] [--check-determinism]`.
+//!
+//! Exit codes: 0 passed, 1 an invariant (or expectation, or determinism) was violated, 2 usage
+//! or setup error.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::catalogue;
+use crate::run::{check_determinism, run_scenario};
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The scenario's name (`regroup` without arguments lists them).
+    pub scenario: String,
+    /// The seed (decimal or 0x-hex); default: the scenario's own.
+    #[arg(long)]
+    pub seed: Option<String>,
+    /// Print one JSON object instead of the human summary.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the event log to FILE as JSON lines.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// Run the seed twice and compare the trace hashes.
+    #[arg(long)]
+    pub check_determinism: bool,
+}
+
+pub fn run(args: &RunArgs) -> i32 {
+    sim::logging::init();
+    let Some(scenario) = catalogue::find(&args.scenario) else {
+        eprintln!(
+            "regroup run: no scenario named {:?}; known scenarios:",
+            args.scenario
+        );
+        for s in catalogue::all() {
+            eprintln!("  {}", s.name);
+        }
+        return 2;
+    };
+    let seed = match &args.seed {
+        None => scenario.default_seed,
+        Some(text) => match sim::seed::parse_seed(text) {
+            Some(s) => s,
+            None => {
+                eprintln!("regroup run: --seed {text:?} is not a u64 (decimal or 0x-hex)");
+                return 2;
+            }
+        },
+    };
+    let keep = args.trace.is_some();
+    let result = if args.check_determinism {
+        check_determinism(&scenario, seed, keep)
+    } else {
+        run_scenario(&scenario, seed, keep)
+    };
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("regroup run: {}: setup error: {e}", scenario.name);
+            return 2;
+        }
+    };
+    if let Some(path) = &args.trace {
+        let written = std::fs::File::create(path).and_then(|f| {
+            let mut w = std::io::BufWriter::new(f);
+            report.write_trace(&mut w)?;
+            std::io::Write::flush(&mut w)
+        });
+        if let Err(e) = written {
+            eprintln!("regroup run: cannot write {}: {e}", path.display());
+            return 2;
+        }
+    }
+    if args.json {
+        println!("{}", report.to_json());
+    } else {
+        print!("{}", report.summary());
+    }
+    if report.passed() { 0 } else { 1 }
+}

@@ -1,0 +1,782 @@
+//! Builds a simulated cluster on turmoil from a [`ClusterSpec`]: one host for the controller, one
+//! per broker, one per member process (a streams process with its threads, or a process running
+//! several classic consumers), and an admin host that creates the scenario's topics (member
+//! processes wait for them) and carries out topic changes.
+//!
+//! Durable state lives outside the host factories, so a crashed and restarted host finds it
+//! again: the controller's metadata log, each broker's partition logs, each streams process's
+//! state directory. Everything random — turmoil's network, incarnation ids, member ids, backoff
+//! jitter — comes from the run's seed.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::rc::Rc;
+use std::time::{Duration, UNIX_EPOCH};
+
+use coordinator::broker::{BrokerConfig, BrokerHandle, BrokerStorage, start_broker};
+use coordinator::controller::{
+    ControllerConfig, ControllerHandle, ControllerStorage, start_controller,
+};
+use coordinator::rpc::RpcClient;
+use members::classic::{Consumer, ConsumerConfig};
+use members::streams::{StateDirectory, StreamsConfig, StreamsProcess};
+use protocol::messages::create_topics_request::CreatableTopic;
+use protocol::messages::{CreateTopicsRequest, StrBytes, TopicName};
+use protocol::{ErrorCode, Response};
+use rand::RngCore;
+use tokio::sync::Notify;
+use uuid::Uuid;
+
+use crate::event::HarnessEvent;
+use crate::hub::Hub;
+use crate::net::{EPOCH_MS, TurmoilNet};
+use crate::seed;
+use crate::spec::{ClassicGroupSpec, ClusterSpec, StreamsAppSpec};
+
+/// The controller's host name.
+pub const CONTROLLER_HOST: &str = "controller";
+/// The admin client's host name.
+pub const ADMIN_HOST: &str = "admin";
+/// The brokers' client port.
+pub const BROKER_PORT: u16 = 9092;
+/// The controller's port.
+pub const CONTROLLER_PORT: u16 = 9093;
+
+/// Broker `id`'s host name.
+pub fn broker_host(id: i32) -> String {
+    format!("broker-{id}")
+}
+
+/// The host name of process `index` of a group.
+pub fn process_host(group: &str, index: usize) -> String {
+    format!("{group}-{index}")
+}
+
+/// `broker.session.timeout.ms` of the cluster (Kafka's default 9000).
+pub fn broker_session_timeout_ms(spec: &ClusterSpec) -> u64 {
+    spec.broker_configs
+        .get("broker.session.timeout.ms")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(9_000)
+}
+
+/// A command for a member process's host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProcessCommand {
+    StallHeartbeats {
+        thread: Option<usize>,
+        stalled: bool,
+    },
+    /// Close gracefully (commit, leave); the host stays up.
+    Stop,
+    /// Start again after a stop (same state directory).
+    Start,
+}
+
+/// The channel from the driver to a process host (it survives the host's restarts).
+#[derive(Clone, Default)]
+pub struct ProcessControl {
+    queue: Rc<RefCell<VecDeque<ProcessCommand>>>,
+    notify: Rc<Notify>,
+}
+
+impl ProcessControl {
+    pub fn send(&self, command: ProcessCommand) {
+        self.queue.borrow_mut().push_back(command);
+        self.notify.notify_one();
+    }
+
+    fn drain(&self) -> Vec<ProcessCommand> {
+        self.queue.borrow_mut().drain(..).collect()
+    }
+}
+
+/// A member process host.
+#[derive(Clone)]
+pub struct ProcessInfo {
+    pub host: String,
+    pub group: String,
+    pub index: usize,
+    pub control: ProcessControl,
+}
+
+/// A topic change for the admin host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AdminCommand {
+    CreateTopic {
+        name: String,
+        partitions: i32,
+        replication_factor: i16,
+    },
+}
+
+/// A built cluster: the turmoil simulation plus the handles the runner and the invariants use.
+pub struct Cluster {
+    pub sim: turmoil::Sim<'static>,
+    pub hub: Hub,
+    pub spec: ClusterSpec,
+    pub seed: u64,
+    /// Every host, in registration order.
+    pub hosts: Vec<String>,
+    /// The running controller (None while its host is down).
+    pub controller: Rc<RefCell<Option<Rc<ControllerHandle>>>>,
+    /// When the current controller incarnation started (simulated ms).
+    pub controller_started_ms: Rc<Cell<i64>>,
+    /// Running brokers by node id.
+    pub brokers: Rc<RefCell<BTreeMap<i32, BrokerHandle<TurmoilNet>>>>,
+    pub storages: Vec<(i32, BrokerStorage)>,
+    pub processes: BTreeMap<String, ProcessInfo>,
+    pub admin: Rc<RefCell<VecDeque<AdminCommand>>>,
+    admin_notify: Rc<Notify>,
+    /// The scenario's topics exist: processes may start.
+    pub ready: Rc<Cell<bool>>,
+}
+
+/// Why a cluster could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetupError(pub String);
+
+impl std::fmt::Display for SetupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SetupError {}
+
+impl Cluster {
+    /// Builds the cluster for `spec` under `seed`; `keep_events` keeps the full event log.
+    pub fn build(spec: ClusterSpec, seed: u64, keep_events: bool) -> Result<Cluster, SetupError> {
+        validate(&spec)?;
+        let broker_config = broker_config_template(&spec)?;
+        let sim = turmoil::Builder::new()
+            .simulation_duration(Duration::from_secs(365 * 24 * 3600))
+            .tick_duration(Duration::from_millis(spec.tick_ms.max(1)))
+            .epoch(UNIX_EPOCH + Duration::from_millis(EPOCH_MS as u64))
+            .rng_seed(seed)
+            .min_message_latency(Duration::from_millis(spec.latency.min_ms))
+            .max_message_latency(Duration::from_millis(
+                spec.latency.max_ms.max(spec.latency.min_ms),
+            ))
+            .tcp_capacity(spec.effective_tcp_capacity())
+            .build();
+        let storages: Vec<(i32, BrokerStorage)> = (1..=spec.brokers as i32)
+            .map(|id| (id, BrokerStorage::new()))
+            .collect();
+        let hub = Hub::new(storages.clone(), keep_events);
+        let mut cluster = Cluster {
+            sim,
+            hub,
+            spec: spec.clone(),
+            seed,
+            hosts: Vec::new(),
+            controller: Rc::new(RefCell::new(None)),
+            controller_started_ms: Rc::new(Cell::new(0)),
+            brokers: Rc::new(RefCell::new(BTreeMap::new())),
+            storages,
+            processes: BTreeMap::new(),
+            admin: Rc::new(RefCell::new(VecDeque::new())),
+            admin_notify: Rc::new(Notify::new()),
+            ready: Rc::new(Cell::new(spec.topics.is_empty())),
+        };
+        cluster.add_controller();
+        for (id, storage) in cluster.storages.clone() {
+            cluster.add_broker(id, storage, &broker_config);
+        }
+        cluster.add_admin();
+        for app in &spec.streams_apps {
+            for i in 0..app.processes {
+                cluster.add_streams_process(app, i);
+            }
+        }
+        for group in &spec.classic_groups {
+            for i in 0..group.processes {
+                cluster.add_classic_process(group, i);
+            }
+        }
+        Ok(cluster)
+    }
+
+    fn bootstrap(&self) -> Vec<String> {
+        (1..=self.spec.brokers as i32)
+            .map(|id| format!("{}:{BROKER_PORT}", broker_host(id)))
+            .collect()
+    }
+
+    fn add_controller(&mut self) {
+        let storage = ControllerStorage::new();
+        let mut config = ControllerConfig {
+            listen: format!("0.0.0.0:{CONTROLLER_PORT}"),
+            ..ControllerConfig::default()
+        };
+        for (k, v) in &self.spec.broker_configs {
+            // Keys the controller does not know are broker configs; validated there.
+            let _ = config.try_set(k, v);
+        }
+        let sink = self.hub.cluster_sink(CONTROLLER_HOST);
+        let slot = self.controller.clone();
+        let started = self.controller_started_ms.clone();
+        self.sim.host(CONTROLLER_HOST, move || {
+            let (storage, config, sink, slot, started) = (
+                storage.clone(),
+                config.clone(),
+                sink.clone(),
+                slot.clone(),
+                started.clone(),
+            );
+            async move {
+                started.set(crate::net::sim_now_ms());
+                let handle = Rc::new(start_controller(TurmoilNet::new(), config, storage, sink).await?);
+                *slot.borrow_mut() = Some(handle.clone());
+                std::future::pending::<()>().await;
+                drop(handle);
+                Ok(())
+            }
+        });
+        self.hosts.push(CONTROLLER_HOST.to_string());
+    }
+
+    fn add_broker(&mut self, id: i32, storage: BrokerStorage, template: &BrokerConfig) {
+        let host = broker_host(id);
+        let mut config = template.clone();
+        config.node_id = id;
+        config.advertised = Some((host.clone(), BROKER_PORT));
+        config.log_dir_id = coordinator::topics::derived_topic_id(&format!("regroup-log-dir-{id}"));
+        let sink = self.hub.cluster_sink(&host);
+        let handles = self.brokers.clone();
+        let seed = self.seed;
+        let starts = Rc::new(Cell::new(0u64));
+        self.sim.host(host.as_str(), move || {
+            starts.set(starts.get() + 1);
+            let mut rng = seed::rng(seed, &format!("broker/{id}/incarnation/{}", starts.get()));
+            let mut config = config.clone();
+            // Kafka draws a random incarnation id per process start.
+            config.incarnation_id = Uuid::from_u64_pair(rng.next_u64(), rng.next_u64());
+            let (storage, sink, handles) = (storage.clone(), sink.clone(), handles.clone());
+            async move {
+                let handle = start_broker(TurmoilNet::new(), config, storage, sink).await?;
+                handles.borrow_mut().insert(id, handle.clone());
+                handle.wait_stopped().await;
+                Ok(())
+            }
+        });
+        self.hosts.push(host);
+    }
+
+    fn add_admin(&mut self) {
+        let topics: Vec<AdminCommand> = self
+            .spec
+            .topics
+            .iter()
+            .map(|t| AdminCommand::CreateTopic {
+                name: t.name.clone(),
+                partitions: t.partitions,
+                replication_factor: t
+                    .replication_factor
+                    .unwrap_or_else(|| self.spec.brokers.min(3) as i16),
+            })
+            .collect();
+        let queue = self.admin.clone();
+        let notify = self.admin_notify.clone();
+        let ready = self.ready.clone();
+        let hub = self.hub.clone();
+        let brokers = self.bootstrap();
+        self.sim.host(ADMIN_HOST, move || {
+            let (topics, queue, notify, ready, hub, brokers) = (
+                topics.clone(),
+                queue.clone(),
+                notify.clone(),
+                ready.clone(),
+                hub.clone(),
+                brokers.clone(),
+            );
+            async move {
+                let mut admin = AdminClient::new(TurmoilNet::new(), brokers);
+                if !ready.get() {
+                    let names: Vec<String> = topics
+                        .iter()
+                        .map(|AdminCommand::CreateTopic { name, .. }| name.clone())
+                        .collect();
+                    for t in &topics {
+                        admin.run(t).await;
+                    }
+                    ready.set(true);
+                    hub.harness(ADMIN_HOST, HarnessEvent::TopicsCreated { topics: names });
+                }
+                loop {
+                    let next = queue.borrow_mut().pop_front();
+                    match next {
+                        Some(cmd) => admin.run(&cmd).await,
+                        None => notify.notified().await,
+                    }
+                }
+            }
+        });
+        self.hosts.push(ADMIN_HOST.to_string());
+    }
+
+    /// Queues a topic change for the admin host.
+    pub fn admin_command(&self, command: AdminCommand) {
+        self.admin.borrow_mut().push_back(command);
+        self.admin_notify.notify_one();
+    }
+
+    fn add_streams_process(&mut self, app: &StreamsAppSpec, index: usize) {
+        let host = process_host(&app.application_id, index);
+        let control = ProcessControl::default();
+        let state_dir =
+            StateDirectory::new(&mut seed::rng(self.seed, &format!("state-dir/{host}")));
+        let mut config = StreamsConfig::new(app.application_id.clone(), app.topology.clone())
+            .with_threads(app.threads);
+        if app.static_membership {
+            config = config.with_instance_id(format!("{}-{index}", app.application_id));
+        }
+        config.max_poll_interval_ms = app.max_poll_interval_ms;
+        config.commit_interval_ms = app.commit_interval_ms;
+        config.request_timeout_ms = app.request_timeout_ms;
+        config.default_api_timeout_ms = app.request_timeout_ms * 2;
+        let ctx = ProcessContext {
+            host: host.clone(),
+            seed: self.seed,
+            ready: self.ready.clone(),
+            hub: self.hub.clone(),
+            control: control.clone(),
+            incarnations: Rc::new(Cell::new(0)),
+            bootstrap: self.bootstrap(),
+        };
+        self.sim.host(host.as_str(), move || {
+            let ctx = ctx.clone();
+            let (config, state_dir) = (config.clone(), state_dir.clone());
+            async move {
+                ctx.wait_ready().await;
+                let observer = ctx.hub.client_observer(&ctx.host);
+                let net = TurmoilNet::new();
+                let start = |ctx: &ProcessContext| {
+                    let mut rng = ctx.next_incarnation();
+                    StreamsProcess::start(
+                        net.clone(),
+                        ctx.bootstrap.clone(),
+                        config.clone(),
+                        state_dir.clone(),
+                        &ctx.host,
+                        &mut rng,
+                        observer.clone(),
+                    )
+                };
+                let mut process = Some(start(&ctx));
+                loop {
+                    for cmd in ctx.control.drain() {
+                        match cmd {
+                            ProcessCommand::StallHeartbeats { thread, stalled } => {
+                                if let Some(p) = &process {
+                                    p.stall_heartbeats(thread, stalled);
+                                }
+                            }
+                            ProcessCommand::Stop => {
+                                if let Some(p) = process.take() {
+                                    p.stop().await;
+                                    ctx.hub.harness(
+                                        &ctx.host,
+                                        HarnessEvent::ProcessStopped {
+                                            process: ctx.host.clone(),
+                                        },
+                                    );
+                                }
+                            }
+                            ProcessCommand::Start => {
+                                if process.is_none() {
+                                    process = Some(start(&ctx));
+                                }
+                            }
+                        }
+                    }
+                    ctx.control.notify.notified().await;
+                }
+            }
+        });
+        self.hosts.push(host.clone());
+        self.processes.insert(
+            host.clone(),
+            ProcessInfo {
+                host,
+                group: app.application_id.clone(),
+                index,
+                control,
+            },
+        );
+    }
+
+    fn add_classic_process(&mut self, group: &ClassicGroupSpec, index: usize) {
+        let host = process_host(&group.group_id, index);
+        let control = ProcessControl::default();
+        let configs: Vec<ConsumerConfig> = (0..group.consumers_per_process)
+            .map(|n| {
+                let topics: Vec<&str> = group.topics.iter().map(String::as_str).collect();
+                let mut c = ConsumerConfig::new(
+                    group.group_id.clone(),
+                    format!("{host}-consumer-{n}"),
+                    &topics,
+                )
+                .with_assignors(&group.assignors);
+                if group.static_membership {
+                    c = c.with_instance_id(format!("{}-{index}-{n}", group.group_id));
+                }
+                c.session_timeout_ms = group.session_timeout_ms;
+                c.heartbeat_interval_ms = group.heartbeat_interval_ms;
+                c.max_poll_interval_ms = group.max_poll_interval_ms;
+                c.auto_commit_interval_ms = group.auto_commit_interval_ms;
+                c.request_timeout_ms = group.request_timeout_ms;
+                c.default_api_timeout_ms = group.request_timeout_ms * 2;
+                c
+            })
+            .collect();
+        let ctx = ProcessContext {
+            host: host.clone(),
+            seed: self.seed,
+            ready: self.ready.clone(),
+            hub: self.hub.clone(),
+            control: control.clone(),
+            incarnations: Rc::new(Cell::new(0)),
+            bootstrap: self.bootstrap(),
+        };
+        self.sim.host(host.as_str(), move || {
+            let ctx = ctx.clone();
+            let configs = configs.clone();
+            async move {
+                ctx.wait_ready().await;
+                let observer = ctx.hub.client_observer(&ctx.host);
+                let net = TurmoilNet::new();
+                let start = |ctx: &ProcessContext| {
+                    let mut rng = ctx.next_incarnation();
+                    configs
+                        .iter()
+                        .enumerate()
+                        .map(|(n, c)| {
+                            Consumer::start(
+                                net.clone(),
+                                ctx.bootstrap.clone(),
+                                c.clone(),
+                                &format!("{}/consumer-{n}", ctx.host),
+                                &mut rng,
+                                observer.clone(),
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                };
+                let mut consumers = Some(start(&ctx));
+                loop {
+                    for cmd in ctx.control.drain() {
+                        match cmd {
+                            ProcessCommand::StallHeartbeats { thread, stalled } => {
+                                for (n, c) in consumers.iter().flatten().enumerate() {
+                                    if thread.is_none_or(|t| t == n + 1) {
+                                        c.stall_heartbeats(stalled);
+                                    }
+                                }
+                            }
+                            ProcessCommand::Stop => {
+                                if let Some(cs) = consumers.take() {
+                                    for c in cs {
+                                        c.close().await;
+                                    }
+                                    ctx.hub.harness(
+                                        &ctx.host,
+                                        HarnessEvent::ProcessStopped {
+                                            process: ctx.host.clone(),
+                                        },
+                                    );
+                                }
+                            }
+                            ProcessCommand::Start => {
+                                if consumers.is_none() {
+                                    consumers = Some(start(&ctx));
+                                }
+                            }
+                        }
+                    }
+                    ctx.control.notify.notified().await;
+                }
+            }
+        });
+        self.hosts.push(host.clone());
+        self.processes.insert(
+            host.clone(),
+            ProcessInfo {
+                host,
+                group: group.group_id.clone(),
+                index,
+                control,
+            },
+        );
+    }
+
+    /// The controller's view of the topics' partition counts (empty while it is down).
+    pub fn topic_partitions(&self) -> BTreeMap<String, i32> {
+        match self.controller.borrow().as_ref() {
+            Some(c) => c.with_state(|c| {
+                c.image()
+                    .topics
+                    .iter()
+                    .map(|(name, t)| (name.clone(), t.partitions.len() as i32))
+                    .collect()
+            }),
+            None => BTreeMap::new(),
+        }
+    }
+
+    /// The broker currently leading `group`'s offsets partition, per the controller (or, while
+    /// the controller is down, per the brokers that have the coordinator active).
+    pub fn coordinator_of(&self, group: &str) -> Option<i32> {
+        let partition =
+            coordinator::broker::placement::partition_for(group, self.spec.offsets_partitions);
+        if let Some(c) = self.controller.borrow().as_ref() {
+            let leader = c.with_state(|c| {
+                c.image()
+                    .topics
+                    .get(crate::mirror::OFFSETS_TOPIC)
+                    .and_then(|t| t.partitions.get(&partition))
+                    .map(|p| p.leader)
+            });
+            return leader.filter(|l| *l >= 0);
+        }
+        self.brokers
+            .borrow()
+            .iter()
+            .find(|(_, h)| h.active_coordinators().contains(&partition))
+            .map(|(id, _)| *id)
+    }
+}
+
+/// What a process host's factory needs (cloned into every incarnation).
+#[derive(Clone)]
+struct ProcessContext {
+    host: String,
+    seed: u64,
+    ready: Rc<Cell<bool>>,
+    hub: Hub,
+    control: ProcessControl,
+    incarnations: Rc<Cell<u64>>,
+    bootstrap: Vec<String>,
+}
+
+impl ProcessContext {
+    async fn wait_ready(&self) {
+        while !self.ready.get() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Counts a start and returns its generator (member ids, jitter).
+    fn next_incarnation(&self) -> rand_chacha::ChaCha8Rng {
+        let n = self.incarnations.get() + 1;
+        self.incarnations.set(n);
+        self.hub.harness(
+            &self.host,
+            HarnessEvent::ProcessStarted {
+                process: self.host.clone(),
+                incarnation: n,
+            },
+        );
+        seed::rng(self.seed, &format!("process/{}/incarnation/{n}", self.host))
+    }
+}
+
+/// CreateTopics through any broker, retried until it succeeds.
+struct AdminClient {
+    brokers: Vec<String>,
+    clients: Vec<RpcClient<TurmoilNet>>,
+    next: usize,
+}
+
+impl AdminClient {
+    fn new(net: TurmoilNet, brokers: Vec<String>) -> Self {
+        let clients = brokers
+            .iter()
+            .map(|b| RpcClient::new(net.clone(), b.clone(), "regroup-admin"))
+            .collect();
+        Self {
+            brokers,
+            clients,
+            next: 0,
+        }
+    }
+
+    async fn run(&mut self, command: &AdminCommand) {
+        let AdminCommand::CreateTopic {
+            name,
+            partitions,
+            replication_factor,
+        } = command;
+        loop {
+            let i = self.next % self.clients.len().max(1);
+            let request = CreateTopicsRequest::default()
+                .with_topics(vec![
+                    CreatableTopic::default()
+                        .with_name(TopicName(StrBytes::from_string(name.clone())))
+                        .with_num_partitions(*partitions)
+                        .with_replication_factor(*replication_factor),
+                ])
+                .with_timeout_ms(5_000);
+            match self.clients[i].call(request.into(), 7, 10_000).await {
+                Ok(Response::CreateTopics(r)) => {
+                    let code = r
+                        .topics
+                        .first()
+                        .map(|t| t.error_code)
+                        .unwrap_or(ErrorCode::UnknownServerError.code());
+                    if code == ErrorCode::None.code()
+                        || code == ErrorCode::TopicAlreadyExists.code()
+                    {
+                        tracing::info!(topic = %name, partitions, "topic created");
+                        return;
+                    }
+                    tracing::debug!(topic = %name, error = code, broker = %self.brokers[i], "topic creation refused; retrying");
+                }
+                Ok(other) => {
+                    tracing::debug!(api = %other.api(), "unexpected answer to CreateTopics");
+                }
+                Err(e) => {
+                    tracing::debug!(error = %e, broker = %self.brokers[i], "CreateTopics failed; retrying");
+                    self.next += 1;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+}
+
+fn validate(spec: &ClusterSpec) -> Result<(), SetupError> {
+    let err = |m: String| Err(SetupError(m));
+    if spec.brokers == 0 {
+        return err("a cluster needs at least one broker".into());
+    }
+    if spec.offsets_partitions < 1 {
+        return err("offsets_partitions must be at least 1".into());
+    }
+    if spec.offsets_rf() < 1 || spec.offsets_rf() as usize > spec.brokers {
+        return err(format!(
+            "offsets replication factor {} needs at least that many brokers ({} configured)",
+            spec.offsets_rf(),
+            spec.brokers
+        ));
+    }
+    let mut names = BTreeSet::new();
+    let groups = spec
+        .streams_apps
+        .iter()
+        .map(|a| &a.application_id)
+        .chain(spec.classic_groups.iter().map(|g| &g.group_id));
+    for g in groups {
+        if g.is_empty()
+            || !g
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            || g == CONTROLLER_HOST
+            || g == ADMIN_HOST
+            || g == "broker"
+        {
+            return err(format!(
+                "group id {g:?} cannot name hosts (letters, digits, '-' and '_' only; not \
+                 controller, admin or broker)"
+            ));
+        }
+        if !names.insert(g.clone()) {
+            return err(format!("group id {g:?} is used twice"));
+        }
+    }
+    for t in &spec.topics {
+        if t.partitions < 1 {
+            return err(format!("topic {} needs at least one partition", t.name));
+        }
+    }
+    Ok(())
+}
+
+/// The configuration every broker shares (node-specific fields are set per broker).
+fn broker_config_template(spec: &ClusterSpec) -> Result<BrokerConfig, SetupError> {
+    let mut config = BrokerConfig::new(
+        0,
+        format!("0.0.0.0:{BROKER_PORT}"),
+        format!("{CONTROLLER_HOST}:{CONTROLLER_PORT}"),
+    );
+    config.offsets_topic_partitions = spec.offsets_partitions;
+    config.offsets_topic_replication_factor = spec.offsets_rf();
+    // Simulated groups use short timeouts; let the brokers accept them unless the scenario says
+    // otherwise.
+    let min_session = spec
+        .streams_apps
+        .iter()
+        .map(|a| a.session_timeout_ms)
+        .chain(spec.classic_groups.iter().map(|g| g.session_timeout_ms))
+        .min();
+    let min_heartbeat = spec
+        .streams_apps
+        .iter()
+        .map(|a| a.heartbeat_interval_ms)
+        .min();
+    let mut defaults: Vec<(&str, String)> = Vec::new();
+    if let Some(s) = min_session {
+        defaults.push((
+            "group.streams.min.session.timeout.ms",
+            s.min(45_000).to_string(),
+        ));
+        defaults.push(("group.min.session.timeout.ms", s.min(6_000).to_string()));
+    }
+    if let Some(h) = min_heartbeat {
+        defaults.push((
+            "group.streams.min.heartbeat.interval.ms",
+            h.min(5_000).to_string(),
+        ));
+    }
+    for (k, v) in defaults {
+        if !spec.broker_configs.contains_key(k) {
+            config
+                .set(k, &v)
+                .map_err(|e| SetupError(format!("broker config {k}={v}: {e}")))?;
+        }
+    }
+    for (k, v) in &spec.broker_configs {
+        let mut probe = ControllerConfig::default();
+        let controller_key = probe.try_set(k, v);
+        match config.set(k, v) {
+            Ok(()) => {}
+            Err(_) if matches!(controller_key, Some(Ok(()))) => {}
+            Err(e) => return Err(SetupError(format!("broker config {k}={v}: {e}"))),
+        }
+        if let Some(Err(e)) = controller_key {
+            return Err(SetupError(format!("controller config {k}={v}: {e}")));
+        }
+    }
+    for app in &spec.streams_apps {
+        let overrides = [
+            (
+                "streams.session.timeout.ms",
+                app.session_timeout_ms.to_string(),
+            ),
+            (
+                "streams.heartbeat.interval.ms",
+                app.heartbeat_interval_ms.to_string(),
+            ),
+            (
+                "streams.num.standby.replicas",
+                app.num_standby_replicas.to_string(),
+            ),
+            (
+                "streams.initial.rebalance.delay.ms",
+                app.initial_rebalance_delay_ms.to_string(),
+            ),
+        ];
+        for (k, v) in overrides {
+            if let Some(Err(e)) =
+                coordinator::streams::config::validate_group_config(&config.shard.streams, k, &v)
+            {
+                return Err(SetupError(format!(
+                    "group config {k}={v} of {}: {e}",
+                    app.application_id
+                )));
+            }
+            config.shard.set_group_config(&app.application_id, k, &v);
+        }
+    }
+    Ok(config)
+}

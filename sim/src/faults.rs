@@ -1,0 +1,187 @@
+//! Faults: what a scenario schedules (or swarm mode draws) and the runner injects between steps.
+//!
+//! A [`FaultWindow`] starts at `at_ms` and, when it has a duration, heals itself at
+//! `at_ms + duration_ms` (a crashed host restarts, a partition is repaired, a paused process is
+//! released, ...). Hosts are named through [`HostRef`], resolved when the fault fires: "the
+//! coordinator of group g" is whichever broker leads g's offsets partition at that moment, and
+//! the heal acts on the hosts the start resolved. Every start and heal is recorded in the event
+//! log with the resolved hosts, so a test can assert the fault happened.
+//!
+//! Overlapping network faults on one link share turmoil's single link state: the first heal
+//! repairs the link for both. When the last window has ended the runner heals everything (repairs
+//! and releases every link, restarts every crashed host, resumes stalled heartbeats), so the
+//! liveness phase starts from a healthy cluster.
+
+use serde::Serialize;
+
+/// A host, by name or by role.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "ref", content = "value")]
+pub enum HostRef {
+    /// A host by name (`controller`, `broker-2`, `streams-app-0`, `classic-g-1`, `admin`).
+    Named(String),
+    Controller,
+    /// Broker `node id`.
+    Broker(i32),
+    /// The broker leading the `__consumer_offsets` partition of this group when the fault fires.
+    CoordinatorOf(String),
+    /// Process `index` (from 0) of the streams application or classic group `group`.
+    Process {
+        group: String,
+        index: usize,
+    },
+}
+
+impl HostRef {
+    pub fn named(name: impl Into<String>) -> Self {
+        HostRef::Named(name.into())
+    }
+
+    pub fn process(group: impl Into<String>, index: usize) -> Self {
+        HostRef::Process {
+            group: group.into(),
+            index,
+        }
+    }
+
+    pub fn coordinator_of(group: impl Into<String>) -> Self {
+        HostRef::CoordinatorOf(group.into())
+    }
+}
+
+/// What goes wrong.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    tag = "kind"
+)]
+pub enum FaultKind {
+    /// Both directions between every host of `a` and every host of `b` drop (in-flight messages
+    /// too). Heal: repair.
+    Partition { a: Vec<HostRef>, b: Vec<HostRef> },
+    /// Messages from `from` to `to` drop; the other direction flows. Heal: repair that direction.
+    PartitionOneway {
+        from: Vec<HostRef>,
+        to: Vec<HostRef>,
+    },
+    /// `host` is cut off from every other host. Heal: repair.
+    Isolate { host: HostRef },
+    /// Messages between `a` and `b` are parked (in-flight ones too). Heal: release (delivered
+    /// late, in order).
+    Hold { a: Vec<HostRef>, b: Vec<HostRef> },
+    /// Links between `a` and `b` get a maximum latency of `max_ms`. Heal: the cluster's latency.
+    Latency {
+        a: Vec<HostRef>,
+        b: Vec<HostRef>,
+        max_ms: u64,
+    },
+    /// Links between `a` and `b` fail with probability `rate` per message (turmoil's link flap:
+    /// the link drops everything in flight; TCP streams on it stall). Heal: rate 0.
+    FailRate {
+        a: Vec<HostRef>,
+        b: Vec<HostRef>,
+        rate: f64,
+    },
+    /// The host's software crashes (sockets close; peers see FIN). Heal: restart.
+    Crash { host: HostRef },
+    /// The host is isolated, then crashed: peers see nothing (half-open connections). Heal:
+    /// restart, then repair.
+    SilentDeath { host: HostRef },
+    /// Every link of the host is held: its members keep running as zombies but nothing they
+    /// send or are sent arrives. Heal: release.
+    Pause { host: HostRef },
+    /// The member threads (`thread` from 1, or all) of a process stop heartbeating but keep
+    /// processing and committing. Heal: heartbeats resume.
+    StallHeartbeats {
+        host: HostRef,
+        thread: Option<usize>,
+    },
+    /// The broker loses its links to the controller only, so the controller fences it while its
+    /// clients can still reach it. Heal: repair.
+    FenceBroker { broker: HostRef },
+    /// A process closes gracefully (commits, leaves). Heal: it starts again with the same state.
+    StopProcess { host: HostRef },
+    /// A topic is created through a broker (CreateTopics).
+    CreateTopic { name: String, partitions: i32 },
+}
+
+impl FaultKind {
+    /// A short name (the swarm's kind names, the event log's `fault` field).
+    pub fn name(&self) -> &'static str {
+        match self {
+            FaultKind::Partition { .. } => "partition",
+            FaultKind::PartitionOneway { .. } => "partition-oneway",
+            FaultKind::Isolate { .. } => "isolate",
+            FaultKind::Hold { .. } => "hold",
+            FaultKind::Latency { .. } => "latency",
+            FaultKind::FailRate { .. } => "fail-rate",
+            FaultKind::Crash { .. } => "crash",
+            FaultKind::SilentDeath { .. } => "silent-death",
+            FaultKind::Pause { .. } => "pause",
+            FaultKind::StallHeartbeats { .. } => "stall-heartbeats",
+            FaultKind::FenceBroker { .. } => "fence-broker",
+            FaultKind::StopProcess { .. } => "stop-process",
+            FaultKind::CreateTopic { .. } => "create-topic",
+        }
+    }
+}
+
+/// One fault: when it starts, how long it lasts (`None`: it is instantaneous, or lasts until the
+/// final heal).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FaultWindow {
+    pub at_ms: u64,
+    pub duration_ms: Option<u64>,
+    #[serde(flatten)]
+    pub kind: FaultKind,
+}
+
+impl FaultWindow {
+    pub fn at(at_ms: u64, kind: FaultKind) -> Self {
+        Self {
+            at_ms,
+            duration_ms: None,
+            kind,
+        }
+    }
+
+    pub fn lasting(mut self, duration_ms: u64) -> Self {
+        self.duration_ms = Some(duration_ms);
+        self
+    }
+
+    /// When the window heals itself (its start for instantaneous faults).
+    pub fn end_ms(&self) -> u64 {
+        self.at_ms + self.duration_ms.unwrap_or(0)
+    }
+}
+
+/// The faults of one run, in start order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct FaultSchedule {
+    pub windows: Vec<FaultWindow>,
+}
+
+impl FaultSchedule {
+    pub fn new(mut windows: Vec<FaultWindow>) -> Self {
+        // Stable: windows starting at the same time keep the order they were written in.
+        windows.sort_by_key(|w| w.at_ms);
+        Self { windows }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.windows.is_empty()
+    }
+
+    /// When the last window has ended (0 without faults): the final heal, and the start of the
+    /// liveness phase.
+    pub fn heal_ms(&self) -> u64 {
+        self.windows
+            .iter()
+            .map(FaultWindow::end_ms)
+            .max()
+            .unwrap_or(0)
+    }
+}

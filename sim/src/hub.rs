@@ -1,0 +1,272 @@
+//! The observer: one ordered event log fed by every host, with the invariants checked on every
+//! event and a running trace hash.
+//!
+//! Components report through adapters bound to their host ([`Hub::client_observer`] for the
+//! client models, [`Hub::cluster_sink`] for brokers and the controller). Before an event that an
+//! invariant judges against the coordinator's committed state (ownership, commits, fetches), the
+//! hub reads the brokers' logs for newly committed records, checks and applies them, and logs
+//! them first — so a member's new task is judged after the record that removed its previous
+//! owner. (The logs are never read from inside a broker's event callback, where the broker may
+//! be using them.)
+//!
+//! The first violation stops checking and is reported; the runner ends the run after the step.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use coordinator::broker::BrokerStorage;
+use coordinator::events::{ClusterEvent, EventSink};
+use members::observer::{Event as ClientEvent, EventKind as ClientKind, Observer};
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::event::{FaultEvent, HarnessEvent, SimEvent, SimEventKind};
+use crate::invariants::{Checker, Violation, durability, epochs};
+use crate::mirror::{CommittedRecord, LogMirror};
+use crate::model::Model;
+use crate::net::{EPOCH_MS, sim_now_ms};
+
+struct Inner {
+    next_seq: u64,
+    keep_events: bool,
+    events: Vec<SimEvent>,
+    hasher: Xxh3,
+    scratch: String,
+    checker: Checker,
+    model: Model,
+    mirror: LogMirror,
+    storages: Vec<(i32, BrokerStorage)>,
+    violation: Option<Violation>,
+}
+
+/// The shared log. Cloning shares it.
+#[derive(Clone)]
+pub struct Hub(Rc<RefCell<Inner>>);
+
+impl Hub {
+    /// `storages`: each broker's storage (id, storage), read for committed records. With
+    /// `keep_events` false only the count and the hash are kept (benchmarks).
+    pub fn new(storages: Vec<(i32, BrokerStorage)>, keep_events: bool) -> Self {
+        Hub(Rc::new(RefCell::new(Inner {
+            next_seq: 0,
+            keep_events,
+            events: Vec::new(),
+            hasher: Xxh3::new(),
+            scratch: String::new(),
+            checker: Checker::new(),
+            model: Model::default(),
+            mirror: LogMirror::new(),
+            storages,
+            violation: None,
+        })))
+    }
+
+    /// An observer for the client models running on `host`.
+    pub fn client_observer(&self, host: &str) -> Rc<dyn Observer> {
+        Rc::new(HostObserver {
+            hub: self.clone(),
+            host: host.to_string(),
+        })
+    }
+
+    /// An event sink for the broker or controller running on `host`.
+    pub fn cluster_sink(&self, host: &str) -> Rc<dyn EventSink> {
+        Rc::new(HostSink {
+            hub: self.clone(),
+            host: host.to_string(),
+        })
+    }
+
+    pub fn fault(&self, host: &str, at_ms: i64, event: FaultEvent) {
+        let crashed: Vec<String> = match &event {
+            FaultEvent::Injected { fault, hosts, .. }
+                if *fault == "crash" || *fault == "silent-death" =>
+            {
+                hosts.clone()
+            }
+            _ => Vec::new(),
+        };
+        let mut inner = self.0.borrow_mut();
+        inner.append(at_ms, host, SimEventKind::Fault(event));
+        for h in crashed {
+            inner.checker.host_crashed(&h);
+        }
+    }
+
+    pub fn harness(&self, host: &str, event: HarnessEvent) {
+        self.0
+            .borrow_mut()
+            .append(sim_now_ms(), host, SimEventKind::Harness(event));
+    }
+
+    /// Reads newly committed records (between steps). `at_ms`: the simulated time.
+    pub fn catch_up(&self, at_ms: i64) {
+        self.0.borrow_mut().catch_up(at_ms);
+    }
+
+    /// Records a violation found outside the per-event checks (broker fencing, convergence, a
+    /// failed host).
+    pub fn violate(&self, v: Violation) {
+        let mut inner = self.0.borrow_mut();
+        if inner.violation.is_none() {
+            tracing::error!(invariant = v.invariant.name(), at_ms = v.at_ms, detail = %v.detail, "invariant violated");
+            inner.violation = Some(v);
+        }
+    }
+
+    pub fn violation(&self) -> Option<Violation> {
+        self.0.borrow().violation.clone()
+    }
+
+    pub fn event_count(&self) -> u64 {
+        self.0.borrow().next_seq
+    }
+
+    /// The trace hash so far (XXH3-64 of the events' canonical forms, in order).
+    pub fn trace_hash(&self) -> String {
+        format!("{:016x}", self.0.borrow().hasher.digest())
+    }
+
+    /// The kept events (empty unless kept).
+    pub fn events(&self) -> Vec<SimEvent> {
+        self.0.borrow().events.clone()
+    }
+
+    /// Runs `f` on the events kept so far.
+    pub fn with_events<R>(&self, f: impl FnOnce(&[SimEvent]) -> R) -> R {
+        f(&self.0.borrow().events)
+    }
+
+    /// Runs `f` on the committed model and the clients' states.
+    pub fn with_state<R>(&self, f: impl FnOnce(&Model, &Checker) -> R) -> R {
+        let inner = self.0.borrow();
+        f(&inner.model, &inner.checker)
+    }
+}
+
+impl Inner {
+    fn append(&mut self, at_ms: i64, host: &str, kind: SimEventKind) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let event = SimEvent {
+            seq,
+            at_ms,
+            host: host.to_string(),
+            kind,
+        };
+        let mut scratch = std::mem::take(&mut self.scratch);
+        event.write_canonical(&mut scratch);
+        self.hasher.update(scratch.as_bytes());
+        self.hasher.update(b"\n");
+        self.scratch = scratch;
+        if self.keep_events {
+            self.events.push(event);
+        }
+        seq
+    }
+
+    fn fail(&mut self, v: Violation) {
+        if self.violation.is_none() {
+            tracing::error!(invariant = v.invariant.name(), at_ms = v.at_ms, detail = %v.detail, "invariant violated");
+            self.violation = Some(v);
+        }
+    }
+
+    fn catch_up(&mut self, at_ms: i64) {
+        if self.violation.is_some() {
+            return;
+        }
+        let mut fresh: Vec<CommittedRecord> = Vec::new();
+        let result = self.mirror.catch_up(&self.storages, &mut fresh);
+        for r in fresh {
+            if self.violation.is_none()
+                && let Err(v) = epochs::check_record(at_ms, r.offset, &r.record, &self.model)
+            {
+                self.fail(v);
+            }
+            self.model
+                .apply(r.partition, r.offset, r.batch, &r.record, at_ms);
+            self.append(
+                at_ms,
+                "sim",
+                SimEventKind::Record {
+                    partition: r.partition,
+                    offset: r.offset,
+                    batch: r.batch,
+                    record: r.record,
+                },
+            );
+        }
+        if let Err(e) = result {
+            self.fail(durability::from_mirror(at_ms, e));
+        }
+    }
+
+    fn client(&mut self, host: &str, event: ClientEvent) {
+        let at_ms = event.at_ms - EPOCH_MS;
+        let judged = matches!(
+            event.kind,
+            ClientKind::OwnedTasks { .. }
+                | ClientKind::OwnedPartitions { .. }
+                | ClientKind::CommitAccepted { .. }
+                | ClientKind::OffsetsFetched { .. }
+        );
+        if judged {
+            self.catch_up(at_ms);
+        }
+        let seq = self.append(
+            at_ms,
+            host,
+            SimEventKind::Client {
+                client: event.client.clone(),
+                member_id: event.member_id.clone(),
+                kind: event.kind.clone(),
+            },
+        );
+        if self.violation.is_some() {
+            return;
+        }
+        let Inner { checker, model, .. } = self;
+        if let Err(v) = checker.on_client(seq, host, &event, model) {
+            self.fail(v);
+        }
+    }
+
+    fn cluster(&mut self, host: &str, event: ClusterEvent) {
+        let at_ms = event.at_ms - EPOCH_MS;
+        if self.violation.is_none()
+            && let Err(v) = self.checker.epochs.check(at_ms, &event.kind)
+        {
+            self.fail(v);
+        }
+        self.append(
+            at_ms,
+            host,
+            SimEventKind::Cluster {
+                node: event.node,
+                kind: event.kind,
+            },
+        );
+    }
+}
+
+struct HostObserver {
+    hub: Hub,
+    host: String,
+}
+
+impl Observer for HostObserver {
+    fn observe(&self, event: ClientEvent) {
+        self.hub.0.borrow_mut().client(&self.host, event);
+    }
+}
+
+struct HostSink {
+    hub: Hub,
+    host: String,
+}
+
+impl EventSink for HostSink {
+    fn emit(&self, event: ClusterEvent) {
+        self.hub.0.borrow_mut().cluster(&self.host, event);
+    }
+}

@@ -1,0 +1,409 @@
+//! 6. convergence: after the last fault heals, within the stated bound, every group is stable at
+//!    its group epoch, every task has exactly one active owner, standbys are placed as
+//!    configured, no member is stuck.
+//!
+//! [`check`] compares the committed group state with what every live client reports:
+//! * streams: the group's target assignment epoch is its group epoch; the coordinator's members
+//!   are exactly the live clients; every member is STABLE at the group epoch with nothing pending
+//!   revocation, and owns exactly the tasks the coordinator lists for it; every task of the
+//!   topology (partition counts of its input topics) has exactly one active owner; every stateful
+//!   task has min(standby replicas, processes - 1) standbys on distinct processes other than the
+//!   active's;
+//! * classic: the generation's members are exactly the live clients, each STABLE at that
+//!   generation owning the partitions the generation assigned it, and every partition of the
+//!   subscribed topics is owned exactly once.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use members::observer::ClientKind;
+
+use super::{Checker, ClientState};
+use crate::model::Model;
+
+/// What a group must converge to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expectation {
+    Streams {
+        group: String,
+        num_standby_replicas: i32,
+        /// Member threads of all its processes (every process runs after the final heal).
+        members: usize,
+    },
+    Classic {
+        group: String,
+        /// The subscribed topics.
+        topics: Vec<String>,
+        /// Subscribed topics that must exist by then (created at start or by a fault); a
+        /// subscription to a topic nobody creates is legal and simply matches nothing.
+        required: Vec<String>,
+        /// Consumers of all its processes.
+        members: usize,
+    },
+}
+
+impl Expectation {
+    pub fn group(&self) -> &str {
+        match self {
+            Expectation::Streams { group, .. } | Expectation::Classic { group, .. } => group,
+        }
+    }
+
+    pub fn members(&self) -> usize {
+        match self {
+            Expectation::Streams { members, .. } | Expectation::Classic { members, .. } => *members,
+        }
+    }
+}
+
+/// Checks every group; `Ok` carries (group, epoch) of each, `Err` the first thing not yet
+/// converged.
+pub fn check(
+    expectations: &[Expectation],
+    model: &Model,
+    checker: &Checker,
+    topic_partitions: &BTreeMap<String, i32>,
+) -> Result<Vec<(String, i32)>, String> {
+    let mut done = Vec::new();
+    for e in expectations {
+        let clients: Vec<(&String, &ClientState)> = checker
+            .live_clients()
+            .filter(|(_, c)| c.group == e.group())
+            .filter(|(_, c)| matches!(c.kind, ClientKind::StreamsMember | ClientKind::Consumer))
+            .collect();
+        if clients.len() != e.members() {
+            return Err(format!(
+                "group {}: {} of {} members are running",
+                e.group(),
+                clients.len(),
+                e.members()
+            ));
+        }
+        let epoch = match e {
+            Expectation::Streams {
+                group,
+                num_standby_replicas,
+                ..
+            } => streams(
+                group,
+                *num_standby_replicas,
+                model,
+                &clients,
+                topic_partitions,
+            )?,
+            Expectation::Classic {
+                group,
+                topics,
+                required,
+                ..
+            } => classic(group, topics, required, model, &clients, topic_partitions)?,
+        };
+        done.push((e.group().to_string(), epoch));
+    }
+    Ok(done)
+}
+
+fn same_members(
+    group: &str,
+    coordinator: BTreeSet<&str>,
+    clients: &[(&String, &ClientState)],
+) -> Result<(), String> {
+    let live: BTreeSet<&str> = clients.iter().map(|(_, c)| c.member_id.as_str()).collect();
+    if coordinator != live {
+        let extra: Vec<&&str> = coordinator.difference(&live).collect();
+        let missing: Vec<&&str> = live.difference(&coordinator).collect();
+        return Err(format!(
+            "group {group}: the coordinator's members differ from the live clients (only at the \
+             coordinator: {extra:?}; only live: {missing:?})"
+        ));
+    }
+    Ok(())
+}
+
+fn streams(
+    group: &str,
+    num_standby: i32,
+    model: &Model,
+    clients: &[(&String, &ClientState)],
+    topic_partitions: &BTreeMap<String, i32>,
+) -> Result<i32, String> {
+    let g = model
+        .streams
+        .get(group)
+        .filter(|g| g.exists)
+        .ok_or_else(|| format!("streams group {group} does not exist"))?;
+    if g.assignment_epoch != g.epoch {
+        return Err(format!(
+            "streams group {group}: target assignment epoch {} behind group epoch {}",
+            g.assignment_epoch, g.epoch
+        ));
+    }
+    same_members(
+        group,
+        g.live_members().map(|(m, _)| m.as_str()).collect(),
+        clients,
+    )?;
+    for (id, m) in g.live_members() {
+        let a = m
+            .assignment
+            .as_ref()
+            .ok_or_else(|| format!("streams group {group}: member {id} has no assignment"))?;
+        let pending = !a.active_tasks_pending_revocation.is_empty()
+            || !a.standby_tasks_pending_revocation.is_empty()
+            || !a.warmup_tasks_pending_revocation.is_empty();
+        if a.member_epoch != g.epoch || a.state != 1 || pending {
+            return Err(format!(
+                "streams group {group}: member {id} at epoch {} (group epoch {}), state {}, \
+                 pending revocation: {pending}",
+                a.member_epoch, g.epoch, a.state
+            ));
+        }
+    }
+    let mut active_owner: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    let mut standby_procs: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for (name, c) in clients {
+        if c.state != "STABLE" || c.epoch != g.epoch {
+            return Err(format!(
+                "streams group {group}: {name} is {} at epoch {} (group epoch {})",
+                c.state, c.epoch, g.epoch
+            ));
+        }
+        let m = &g.members[&c.member_id];
+        let coord_active: BTreeSet<String> =
+            m.active().iter().map(|(s, p)| format!("{s}_{p}")).collect();
+        let coord_standby: BTreeSet<String> = m
+            .standby()
+            .iter()
+            .map(|(s, p)| format!("{s}_{p}"))
+            .collect();
+        if c.active != coord_active || c.standby != coord_standby {
+            return Err(format!(
+                "streams group {group}: {name} owns active {:?} standby {:?}, the coordinator \
+                 assigned active {:?} standby {:?}",
+                c.active, c.standby, coord_active, coord_standby
+            ));
+        }
+        for t in &c.active {
+            active_owner
+                .entry(t.clone())
+                .or_default()
+                .push(c.process_id.as_str());
+        }
+        for t in &c.standby {
+            standby_procs
+                .entry(t.clone())
+                .or_default()
+                .push(c.process_id.as_str());
+        }
+    }
+    let topology = g
+        .topology
+        .as_ref()
+        .ok_or_else(|| format!("streams group {group} has no topology"))?;
+    let processes: BTreeSet<&str> = clients.iter().map(|(_, c)| c.process_id.as_str()).collect();
+    let want_standbys = (num_standby.max(0) as usize).min(processes.len().saturating_sub(1));
+    for s in &topology.subtopologies {
+        let mut count = 0;
+        for t in &s.source_topics {
+            count = count.max(*topic_partitions.get(t).unwrap_or(&0));
+        }
+        for t in &s.repartition_source_topics {
+            count = count.max(*topic_partitions.get(&t.name).unwrap_or(&t.partitions));
+        }
+        if count == 0 {
+            return Err(format!(
+                "streams group {group}: the input topics of subtopology {} do not exist",
+                s.subtopology_id
+            ));
+        }
+        let stateful = !s.state_changelog_topics.is_empty();
+        for p in 0..count {
+            let task = format!("{}_{p}", s.subtopology_id);
+            let owners = active_owner.get(&task).cloned().unwrap_or_default();
+            if owners.len() != 1 {
+                return Err(format!(
+                    "streams group {group}: task {task} has {} active owners",
+                    owners.len()
+                ));
+            }
+            if stateful {
+                let standbys = standby_procs.get(&task).cloned().unwrap_or_default();
+                let distinct: BTreeSet<&str> = standbys.iter().copied().collect();
+                if standbys.len() != want_standbys
+                    || distinct.len() != standbys.len()
+                    || distinct.contains(owners[0])
+                {
+                    return Err(format!(
+                        "streams group {group}: task {task} (active on process {}) has standbys \
+                         on processes {standbys:?}; {want_standbys} expected on distinct other \
+                         processes",
+                        owners[0]
+                    ));
+                }
+            }
+        }
+    }
+    Ok(g.epoch)
+}
+
+fn classic(
+    group: &str,
+    topics: &[String],
+    required: &[String],
+    model: &Model,
+    clients: &[(&String, &ClientState)],
+    topic_partitions: &BTreeMap<String, i32>,
+) -> Result<i32, String> {
+    let g = model
+        .classic
+        .get(group)
+        .filter(|g| g.exists)
+        .ok_or_else(|| format!("classic group {group} does not exist"))?;
+    same_members(
+        group,
+        g.members.iter().map(|m| m.member_id.as_str()).collect(),
+        clients,
+    )?;
+    let mut owners: BTreeMap<String, usize> = BTreeMap::new();
+    for (name, c) in clients {
+        if c.state != "STABLE" || c.epoch != g.generation || c.owned_epoch != g.generation {
+            return Err(format!(
+                "classic group {group}: {name} is {} at generation {} (group generation {})",
+                c.state, c.epoch, g.generation
+            ));
+        }
+        let assigned: BTreeSet<String> = g
+            .members
+            .iter()
+            .find(|m| m.member_id == c.member_id)
+            .map(|m| m.partitions.iter().map(|tp| tp.to_string()).collect())
+            .unwrap_or_default();
+        if c.active != assigned {
+            return Err(format!(
+                "classic group {group}: {name} owns {:?}, generation {} assigned it {:?}",
+                c.active, g.generation, assigned
+            ));
+        }
+        for p in &c.active {
+            *owners.entry(p.clone()).or_default() += 1;
+        }
+    }
+    for t in topics {
+        let n = *topic_partitions.get(t).unwrap_or(&0);
+        if n == 0 && required.contains(t) {
+            return Err(format!(
+                "classic group {group}: topic {t} does not exist yet"
+            ));
+        }
+        for p in 0..n {
+            let tp = format!("{t}-{p}");
+            let count = owners.get(&tp).copied().unwrap_or(0);
+            if count != 1 {
+                return Err(format!("classic group {group}: {tp} has {count} owners"));
+            }
+        }
+    }
+    Ok(g.generation)
+}
+
+#[cfg(test)]
+mod tests {
+    use coordinator::Record;
+    use coordinator::records::classic::{GroupMetadataKey, GroupMetadataValue, MemberMetadata};
+    use members::observer::{ClientRef, EventKind, TopicPartition};
+
+    use super::*;
+
+    fn setup(assign_b: &[i32]) -> (Model, Checker) {
+        let encode = |p: &[i32]| {
+            let tps: Vec<TopicPartition> = p.iter().map(|p| TopicPartition::new("t", *p)).collect();
+            members::classic::protocol::encode_assignment(&tps).to_vec()
+        };
+        let member = |id: &str, p: &[i32]| MemberMetadata {
+            member_id: id.into(),
+            group_instance_id: None,
+            client_id: "c".into(),
+            client_host: "/h".into(),
+            rebalance_timeout: 1,
+            session_timeout: 1,
+            subscription: vec![],
+            assignment: encode(p),
+        };
+        let mut model = Model::default();
+        model.apply(
+            0,
+            0,
+            0,
+            &Record::GroupMetadata {
+                key: GroupMetadataKey { group: "g".into() },
+                value: Some(GroupMetadataValue {
+                    protocol_type: "consumer".into(),
+                    generation: 2,
+                    protocol: Some("range".into()),
+                    leader: Some("A".into()),
+                    current_state_timestamp: 0,
+                    members: vec![member("A", &[0]), member("B", assign_b)],
+                }),
+            },
+            0,
+        );
+        let mut c = Checker::new();
+        for (name, id, parts) in [("c1", "A", vec![0]), ("c2", "B", assign_b.to_vec())] {
+            let client = ClientRef {
+                kind: ClientKind::Consumer,
+                name: name.into(),
+                group_id: "g".into(),
+                instance_id: None,
+                process_id: String::new(),
+            };
+            let events = [
+                EventKind::StateChanged {
+                    from: "COMPLETING_REBALANCE",
+                    to: "STABLE",
+                },
+                EventKind::EpochChanged { from: -1, to: 2 },
+                EventKind::OwnedPartitions {
+                    generation: 2,
+                    partitions: parts.iter().map(|p| TopicPartition::new("t", *p)).collect(),
+                },
+            ];
+            for (i, e) in events.iter().enumerate() {
+                c.on_client_parts(i as u64, 1, "h", &client, id, e, &mut model)
+                    .unwrap();
+            }
+        }
+        (model, c)
+    }
+
+    #[test]
+    fn a_converged_classic_group_passes_and_an_orphan_partition_fails() {
+        let expect = vec![Expectation::Classic {
+            group: "g".into(),
+            topics: vec!["t".into(), "later".into()],
+            required: vec!["t".into()],
+            members: 2,
+        }];
+        let parts: BTreeMap<String, i32> = [("t".to_string(), 2)].into();
+        let (model, c) = setup(&[1]);
+        assert_eq!(
+            check(&expect, &model, &c, &parts),
+            Ok(vec![("g".into(), 2)])
+        );
+        // Partition 1 assigned to nobody: not converged.
+        let (model, c) = setup(&[]);
+        let e = check(&expect, &model, &c, &parts).unwrap_err();
+        assert!(e.contains("t-1 has 0 owners"), "{e}");
+        // A member the coordinator has but no live client backs: not converged.
+        let (model, mut c) = setup(&[1]);
+        c.host_crashed("h");
+        let e = check(&expect, &model, &c, &parts).unwrap_err();
+        assert!(e.contains("0 of 2 members are running"), "{e}");
+        // A required topic that does not exist yet: not converged.
+        let (model, c) = setup(&[1]);
+        let mut expect = expect;
+        if let Expectation::Classic { required, .. } = &mut expect[0] {
+            required.push("later".into());
+        }
+        let e = check(&expect, &model, &c, &parts).unwrap_err();
+        assert!(e.contains("topic later does not exist yet"), "{e}");
+    }
+}

@@ -1,0 +1,306 @@
+//! 2. monotonic-epochs: member epochs never decrease while a member stays in the group; group
+//!    epochs, generations and broker epochs never decrease; a target-assignment epoch never
+//!    exceeds its group epoch.
+//!
+//! Checked on the committed records (group epochs, target assignment epochs, member epochs,
+//! classic generations; a tombstone ends a group's or member's life and with it the ordering),
+//! on the controller's events (broker epochs, partition leader epochs), and on each client's own
+//! epoch: a positive epoch followed by a smaller positive one (without passing through a
+//! rejoin, which resets it to 0 or -1) is a decrease the member saw while staying in the group.
+
+use std::collections::BTreeMap;
+
+use coordinator::Record;
+use coordinator::events::EventKind;
+
+use super::{Invariant, Violation};
+use crate::model::Model;
+
+fn violation(at_ms: i64, detail: String) -> Violation {
+    Violation::new(Invariant::MonotonicEpochs, at_ms, detail)
+}
+
+/// Checks a committed record against the committed state before it.
+pub fn check_record(
+    at_ms: i64,
+    offset: i64,
+    record: &Record,
+    model: &Model,
+) -> Result<(), Violation> {
+    match record {
+        Record::StreamsGroupMetadata {
+            key,
+            value: Some(v),
+        } => {
+            if let Some(g) = model.streams.get(&key.group_id)
+                && g.exists
+                && v.epoch < g.epoch
+            {
+                return Err(violation(
+                    at_ms,
+                    format!(
+                        "group epoch of streams group {} went from {} to {} (record at offset \
+                         {offset})",
+                        key.group_id, g.epoch, v.epoch
+                    ),
+                ));
+            }
+        }
+        Record::StreamsGroupTargetAssignmentMetadata {
+            key,
+            value: Some(v),
+        } => {
+            let g = model.streams.get(&key.group_id);
+            let (group_epoch, previous) = g.map_or((0, 0), |g| (g.epoch, g.assignment_epoch));
+            if v.assignment_epoch > group_epoch {
+                return Err(violation(
+                    at_ms,
+                    format!(
+                        "target assignment epoch {} of streams group {} exceeds its group epoch \
+                         {group_epoch} (record at offset {offset})",
+                        v.assignment_epoch, key.group_id
+                    ),
+                ));
+            }
+            if g.is_some_and(|g| g.exists) && v.assignment_epoch < previous {
+                return Err(violation(
+                    at_ms,
+                    format!(
+                        "target assignment epoch of streams group {} went from {previous} to {} \
+                         (record at offset {offset})",
+                        key.group_id, v.assignment_epoch
+                    ),
+                ));
+            }
+        }
+        Record::StreamsGroupCurrentMemberAssignment {
+            key,
+            value: Some(v),
+        } => {
+            if let Some(prev) = model
+                .streams
+                .get(&key.group_id)
+                .and_then(|g| g.members.get(&key.member_id))
+                .and_then(|m| m.assignment.as_ref())
+                && v.member_epoch < prev.member_epoch
+            {
+                return Err(violation(
+                    at_ms,
+                    format!(
+                        "member epoch of {} in streams group {} went from {} to {} while it \
+                         stayed in the group (record at offset {offset})",
+                        key.member_id, key.group_id, prev.member_epoch, v.member_epoch
+                    ),
+                ));
+            }
+        }
+        Record::GroupMetadata {
+            key,
+            value: Some(v),
+        } => {
+            if let Some(g) = model.classic.get(&key.group)
+                && g.exists
+                && v.generation < g.generation
+            {
+                return Err(violation(
+                    at_ms,
+                    format!(
+                        "generation of classic group {} went from {} to {} (record at offset \
+                         {offset})",
+                        key.group, g.generation, v.generation
+                    ),
+                ));
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Broker epochs and partition leader epochs as the controller reports them.
+#[derive(Debug, Default)]
+pub struct ClusterEpochs {
+    brokers: BTreeMap<i32, i64>,
+    leaders: BTreeMap<(String, i32), i32>,
+}
+
+impl ClusterEpochs {
+    pub fn check(&mut self, at_ms: i64, event: &EventKind) -> Result<(), Violation> {
+        match event {
+            EventKind::BrokerRegistered { broker, epoch, .. } => {
+                let last = self.brokers.entry(*broker).or_insert(*epoch);
+                if *epoch < *last {
+                    return Err(violation(
+                        at_ms,
+                        format!("broker {broker} registered with epoch {epoch} after epoch {last}"),
+                    ));
+                }
+                *last = *epoch;
+            }
+            EventKind::PartitionChanged {
+                topic,
+                partition,
+                leader_epoch,
+                ..
+            } => {
+                let last = self
+                    .leaders
+                    .entry((topic.clone(), *partition))
+                    .or_insert(*leader_epoch);
+                if *leader_epoch < *last {
+                    return Err(violation(
+                        at_ms,
+                        format!(
+                            "leader epoch of {topic}-{partition} went from {last} to {leader_epoch}"
+                        ),
+                    ));
+                }
+                *last = *leader_epoch;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// A client's own epoch change.
+pub fn check_client_epoch(
+    at_ms: i64,
+    client: &str,
+    member_id: &str,
+    from: i32,
+    to: i32,
+) -> Result<(), Violation> {
+    if from > 0 && to > 0 && to < from {
+        return Err(violation(
+            at_ms,
+            format!("{client} (member {member_id}) saw its epoch go from {from} to {to}"),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use coordinator::records::classic::{GroupMetadataKey, GroupMetadataValue};
+    use coordinator::records::streams::{
+        StreamsGroupKey, StreamsGroupMetadataValue, StreamsGroupTargetAssignmentMetadataValue,
+    };
+
+    use super::*;
+
+    fn group_epoch(epoch: i32) -> Record {
+        Record::StreamsGroupMetadata {
+            key: StreamsGroupKey {
+                group_id: "app".into(),
+            },
+            value: Some(StreamsGroupMetadataValue {
+                epoch,
+                metadata_hash: 0,
+                validated_topology_epoch: -1,
+                last_assignment_configs: None,
+                stored_description_topology_epoch: -1,
+                failed_description_topology_epoch: -1,
+            }),
+        }
+    }
+
+    fn target_epoch(epoch: i32) -> Record {
+        Record::StreamsGroupTargetAssignmentMetadata {
+            key: StreamsGroupKey {
+                group_id: "app".into(),
+            },
+            value: Some(StreamsGroupTargetAssignmentMetadataValue {
+                assignment_epoch: epoch,
+                assignment_timestamp: 0,
+            }),
+        }
+    }
+
+    /// Checks then applies, as the harness does.
+    fn feed(model: &mut Model, records: &[Record]) -> Result<(), Violation> {
+        for (i, r) in records.iter().enumerate() {
+            check_record(100, i as i64, r, model)?;
+            model.apply(0, i as i64, i as i64, r, 100);
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn group_epoch_going_back_fires() {
+        let mut m = Model::default();
+        feed(&mut m, &[group_epoch(1), group_epoch(3), target_epoch(3)]).unwrap();
+        let v = feed(&mut m, &[group_epoch(2)]).unwrap_err();
+        assert_eq!(v.invariant, Invariant::MonotonicEpochs);
+        assert!(v.detail.contains("went from 3 to 2"), "{}", v.detail);
+    }
+
+    #[test]
+    fn target_epoch_above_group_epoch_fires() {
+        let mut m = Model::default();
+        let v = feed(&mut m, &[group_epoch(2), target_epoch(3)]).unwrap_err();
+        assert!(
+            v.detail.contains("exceeds its group epoch 2"),
+            "{}",
+            v.detail
+        );
+    }
+
+    #[test]
+    fn classic_generation_going_back_fires() {
+        let rec = |generation| Record::GroupMetadata {
+            key: GroupMetadataKey { group: "g".into() },
+            value: Some(GroupMetadataValue {
+                protocol_type: "consumer".into(),
+                generation,
+                protocol: None,
+                leader: None,
+                current_state_timestamp: 0,
+                members: vec![],
+            }),
+        };
+        let mut m = Model::default();
+        feed(&mut m, &[rec(4), rec(5)]).unwrap();
+        assert!(feed(&mut m, &[rec(4)]).is_err());
+        // A deleted group starts again.
+        let mut m = Model::default();
+        let tombstone = Record::GroupMetadata {
+            key: GroupMetadataKey { group: "g".into() },
+            value: None,
+        };
+        feed(&mut m, &[rec(4), tombstone, rec(1)]).unwrap();
+    }
+
+    #[test]
+    fn broker_and_leader_epochs_going_back_fire() {
+        let mut e = ClusterEpochs::default();
+        let reg = |epoch| EventKind::BrokerRegistered {
+            broker: 1,
+            epoch,
+            incarnation: "x".into(),
+        };
+        e.check(1, &reg(10)).unwrap();
+        e.check(2, &reg(12)).unwrap();
+        let v = e.check(3, &reg(11)).unwrap_err();
+        assert!(v.detail.contains("epoch 11 after epoch 12"), "{}", v.detail);
+        let moved = |leader_epoch| EventKind::PartitionChanged {
+            topic: "__consumer_offsets".into(),
+            partition: 0,
+            leader: 1,
+            leader_epoch,
+            isr: vec![1],
+            elr: vec![],
+        };
+        e.check(4, &moved(2)).unwrap();
+        assert!(e.check(5, &moved(1)).is_err());
+    }
+
+    #[test]
+    fn client_epoch_decrease_without_rejoin_fires() {
+        check_client_epoch(1, "c", "m", 3, 5).unwrap();
+        check_client_epoch(1, "c", "m", 5, 0).unwrap();
+        check_client_epoch(1, "c", "m", 0, 2).unwrap();
+        check_client_epoch(1, "c", "m", 5, -1).unwrap();
+        assert!(check_client_epoch(1, "c", "m", 5, 4).is_err());
+    }
+}

@@ -1,0 +1,339 @@
+//! The invariants checked on every event of a run, and the liveness check after the last fault
+//! heals.
+//!
+//! | # | name | checked |
+//! |---|------|---------|
+//! | 1 | `exclusive-active-ownership` | client ownership snapshots against the committed group state |
+//! | 2 | `monotonic-epochs` | committed records, controller events, client epoch changes |
+//! | 3 | `fenced-commit-rejected` | every accepted commit, at the log position it was written |
+//! | 4 | `offsets-durable` | replicas' committed prefixes, acknowledged commits, fetched offsets |
+//! | 5 | `broker-fencing` | the controller's sessions and offsets-partition leaders, every step |
+//! | 6 | `convergence` | after the final heal, within the stated bound |
+//!
+//! [`Checker`] keeps what the clients last reported (their member ids, epochs, states and owned
+//! tasks or partitions) and runs the per-event checks; the committed group state comes from
+//! [`crate::model::Model`]. The first violation stops the run.
+
+pub mod brokers;
+pub mod commits;
+pub mod convergence;
+pub mod durability;
+pub mod epochs;
+pub mod ownership;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use members::observer::{ClientKind, ClientRef, EventKind as ClientEvent};
+use protocol::Api;
+use serde::Serialize;
+
+use crate::model::Model;
+
+/// The invariants, by the names the issue and `--json` use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Invariant {
+    ExclusiveActiveOwnership,
+    MonotonicEpochs,
+    FencedCommitRejected,
+    OffsetsDurable,
+    BrokerFencing,
+    Convergence,
+    /// Not an invariant of the issue: a host's software failed (a panic or an error return),
+    /// which stops the simulation.
+    HostFailure,
+    /// A scenario's own expectation failed (e.g. a scheduled fault could not be injected).
+    Expectation,
+    /// `--check-determinism`: two runs of one seed produced different traces.
+    Determinism,
+}
+
+impl Invariant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Invariant::ExclusiveActiveOwnership => "exclusive-active-ownership",
+            Invariant::MonotonicEpochs => "monotonic-epochs",
+            Invariant::FencedCommitRejected => "fenced-commit-rejected",
+            Invariant::OffsetsDurable => "offsets-durable",
+            Invariant::BrokerFencing => "broker-fencing",
+            Invariant::Convergence => "convergence",
+            Invariant::HostFailure => "host-failure",
+            Invariant::Expectation => "expectation",
+            Invariant::Determinism => "determinism",
+        }
+    }
+}
+
+/// A violated invariant: which, when (simulated ms), and what the harness saw.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Violation {
+    pub invariant: Invariant,
+    pub at_ms: i64,
+    pub detail: String,
+}
+
+impl Violation {
+    pub fn new(invariant: Invariant, at_ms: i64, detail: impl Into<String>) -> Self {
+        Self {
+            invariant,
+            at_ms,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// What a task or a partition is called in the ownership index: `"<sub>_<p>"` for streams
+/// tasks, `"<topic>-<p>"` for classic partitions.
+pub type Item = String;
+
+/// What the harness knows about one client (keyed by its name, which a restarted process reuses).
+#[derive(Debug, Clone)]
+pub struct ClientState {
+    pub host: String,
+    pub kind: ClientKind,
+    pub group: String,
+    pub instance_id: Option<String>,
+    pub process_id: String,
+    pub member_id: String,
+    /// Member epoch (streams) or generation (classic) as the client last reported it.
+    pub epoch: i32,
+    /// The client's membership state name (`STABLE`, `JOINING`, ...).
+    pub state: &'static str,
+    /// Epoch of the last ownership snapshot.
+    pub owned_epoch: i32,
+    pub active: BTreeSet<Item>,
+    pub standby: BTreeSet<Item>,
+    pub stopped: bool,
+    /// When the client last sent an OffsetFetch (simulated ms).
+    pub last_fetch_sent_ms: Option<i64>,
+}
+
+/// The per-event checks and the state they need.
+#[derive(Debug, Default)]
+pub struct Checker {
+    pub clients: BTreeMap<String, ClientState>,
+    /// (group, item) -> clients holding it active, with the log position they acquired it at.
+    pub holders: BTreeMap<(String, Item), BTreeMap<String, u64>>,
+    pub epochs: epochs::ClusterEpochs,
+}
+
+impl Checker {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A client model's event (its time converted to simulated ms). `seq` is its position in the
+    /// log, which orders acquisitions.
+    pub fn on_client(
+        &mut self,
+        seq: u64,
+        host: &str,
+        event: &members::Event,
+        model: &mut Model,
+    ) -> Result<(), Violation> {
+        let at_ms = event.at_ms - crate::net::EPOCH_MS;
+        self.on_client_parts(
+            seq,
+            at_ms,
+            host,
+            &event.client,
+            &event.member_id,
+            &event.kind,
+            model,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn on_client_parts(
+        &mut self,
+        seq: u64,
+        at_ms: i64,
+        host: &str,
+        client: &ClientRef,
+        member_id: &str,
+        kind: &ClientEvent,
+        model: &mut Model,
+    ) -> Result<(), Violation> {
+        if client.kind == ClientKind::Admin || client.kind == ClientKind::Raw {
+            return Ok(());
+        }
+        let state = self
+            .clients
+            .entry(client.name.clone())
+            .or_insert_with(|| ClientState {
+                host: host.to_string(),
+                kind: client.kind,
+                group: client.group_id.clone(),
+                instance_id: client.instance_id.clone(),
+                process_id: client.process_id.clone(),
+                member_id: member_id.to_string(),
+                epoch: 0,
+                state: "UNSUBSCRIBED",
+                owned_epoch: 0,
+                active: BTreeSet::new(),
+                standby: BTreeSet::new(),
+                stopped: false,
+                last_fetch_sent_ms: None,
+            });
+        if state.stopped && !matches!(kind, ClientEvent::Stopped { .. }) {
+            // A new incarnation of a restarted process (same client name).
+            state.stopped = false;
+            state.epoch = 0;
+            state.state = "UNSUBSCRIBED";
+            state.host = host.to_string();
+            state.process_id = client.process_id.clone();
+        }
+        state.member_id = member_id.to_string();
+        match kind {
+            ClientEvent::StateChanged { to, .. } => state.state = to,
+            ClientEvent::Joined { epoch } => state.epoch = *epoch,
+            ClientEvent::EpochChanged { to, .. } => state.epoch = *to,
+            ClientEvent::RequestSent { api, .. } if *api == Api::OffsetFetch => {
+                state.last_fetch_sent_ms = Some(at_ms);
+            }
+            _ => {}
+        }
+        let fetch_sent = state.last_fetch_sent_ms;
+        match kind {
+            ClientEvent::EpochChanged { from, to } => {
+                epochs::check_client_epoch(at_ms, &client.name, member_id, *from, *to)
+            }
+            ClientEvent::OwnedTasks {
+                epoch,
+                active,
+                standby,
+                ..
+            } => {
+                let active: BTreeSet<Item> = active.iter().map(|t| t.to_string()).collect();
+                let standby: BTreeSet<Item> = standby.iter().map(|t| t.to_string()).collect();
+                self.set_owned(seq, at_ms, &client.name, *epoch, active, standby, model)
+            }
+            ClientEvent::OwnedPartitions {
+                generation,
+                partitions,
+            } => {
+                let active: BTreeSet<Item> = partitions.iter().map(|t| t.to_string()).collect();
+                self.set_owned(
+                    seq,
+                    at_ms,
+                    &client.name,
+                    *generation,
+                    active,
+                    BTreeSet::new(),
+                    model,
+                )
+            }
+            ClientEvent::Stopped { .. } => {
+                self.drop_client(&client.name);
+                Ok(())
+            }
+            ClientEvent::CommitAccepted { epoch, offsets } => {
+                let group = &client.group_id;
+                let write = durability::claim_commit(at_ms, group, member_id, offsets, model)?;
+                commits::check_accepted(
+                    at_ms,
+                    client.kind,
+                    group,
+                    member_id,
+                    *epoch,
+                    offsets,
+                    &write,
+                    model,
+                )
+            }
+            ClientEvent::OffsetsFetched { offsets } => {
+                let sent = fetch_sent.unwrap_or(at_ms);
+                durability::check_fetched(
+                    at_ms,
+                    &client.group_id,
+                    &client.name,
+                    sent,
+                    offsets,
+                    model,
+                )
+            }
+            _ => Ok(()),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn set_owned(
+        &mut self,
+        seq: u64,
+        at_ms: i64,
+        name: &str,
+        epoch: i32,
+        active: BTreeSet<Item>,
+        standby: BTreeSet<Item>,
+        model: &Model,
+    ) -> Result<(), Violation> {
+        let Some(state) = self.clients.get_mut(name) else {
+            return Ok(());
+        };
+        let group = state.group.clone();
+        let old = std::mem::replace(&mut state.active, active.clone());
+        state.standby = standby;
+        state.owned_epoch = epoch;
+        for item in old.difference(&active) {
+            if let Some(h) = self.holders.get_mut(&(group.clone(), item.clone())) {
+                h.remove(name);
+            }
+        }
+        let added: Vec<Item> = active.difference(&old).cloned().collect();
+        for item in added {
+            let holders = self
+                .holders
+                .entry((group.clone(), item.clone()))
+                .or_default();
+            let others: Vec<String> = holders.keys().cloned().collect();
+            holders.insert(name.to_string(), seq);
+            for other in others {
+                ownership::check_exclusive(
+                    at_ms,
+                    &self.clients,
+                    &group,
+                    &item,
+                    name,
+                    &other,
+                    model,
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A client stopped (or its host died): it owns nothing any more.
+    pub fn drop_client(&mut self, name: &str) {
+        let Some(state) = self.clients.get_mut(name) else {
+            return;
+        };
+        state.stopped = true;
+        state.state = "STOPPED";
+        let group = state.group.clone();
+        for item in std::mem::take(&mut state.active) {
+            if let Some(h) = self.holders.get_mut(&(group.clone(), item)) {
+                h.remove(name);
+            }
+        }
+        state.standby.clear();
+    }
+
+    /// Every client on `host` died with it (a crash sends no events).
+    pub fn host_crashed(&mut self, host: &str) {
+        let names: Vec<String> = self
+            .clients
+            .iter()
+            .filter(|(_, c)| c.host == host && !c.stopped)
+            .map(|(n, _)| n.clone())
+            .collect();
+        for n in names {
+            self.drop_client(&n);
+        }
+    }
+
+    /// Clients currently alive.
+    pub fn live_clients(&self) -> impl Iterator<Item = (&String, &ClientState)> {
+        self.clients.iter().filter(|(_, c)| !c.stopped)
+    }
+}

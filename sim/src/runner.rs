@@ -1,0 +1,753 @@
+//! Runs a cluster: steps turmoil, injects and heals the scheduled faults between steps, checks
+//! the step-level invariant (broker fencing) after every step, and after the final heal checks
+//! convergence until it holds or the bound passes. The first violation ends the run.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::cluster::{
+    ADMIN_HOST, AdminCommand, CONTROLLER_HOST, Cluster, ProcessCommand, SetupError, broker_host,
+    broker_session_timeout_ms, process_host,
+};
+use crate::event::{FaultEvent, HarnessEvent, SimEvent};
+use crate::faults::{FaultKind, FaultSchedule, HostRef};
+use crate::invariants::convergence::{self, Expectation};
+use crate::invariants::{Invariant, Violation, brokers};
+use crate::net::{EPOCH_MS, set_driver_now_ms};
+use crate::spec::ClusterSpec;
+
+/// How often convergence is evaluated in the liveness phase (simulated ms).
+const CONVERGENCE_CHECK_INTERVAL_MS: i64 = 500;
+
+/// How to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOptions {
+    pub seed: u64,
+    /// Keep every event (for `--trace` and tests); the hash and count are kept anyway.
+    pub keep_events: bool,
+    /// How long after the final heal every group must have converged; `None`: the default
+    /// ([`default_convergence_bound_ms`]).
+    pub convergence_bound_ms: Option<u64>,
+    /// The run lasts at least this long (simulated ms) even if the groups converge earlier.
+    pub min_duration_ms: u64,
+}
+
+impl RunOptions {
+    pub fn new(seed: u64) -> Self {
+        Self {
+            seed,
+            keep_events: false,
+            convergence_bound_ms: None,
+            min_duration_ms: 0,
+        }
+    }
+}
+
+/// The default liveness bound: 2 × the longest member session timeout + the longest rebalance
+/// timeout (`max.poll.interval.ms`) + the broker session timeout (a coordinator fail-over may
+/// have to wait for the controller to fence the old one) + the classic initial rebalance delay.
+pub fn default_convergence_bound_ms(spec: &ClusterSpec) -> u64 {
+    let session = spec
+        .streams_apps
+        .iter()
+        .map(|a| a.session_timeout_ms)
+        .chain(spec.classic_groups.iter().map(|g| g.session_timeout_ms))
+        .max()
+        .unwrap_or(0)
+        .max(0) as u64;
+    let rebalance = spec
+        .streams_apps
+        .iter()
+        .map(|a| a.max_poll_interval_ms)
+        .chain(spec.classic_groups.iter().map(|g| g.max_poll_interval_ms))
+        .max()
+        .unwrap_or(0)
+        .max(0) as u64;
+    let classic_delay = if spec.classic_groups.is_empty() {
+        0
+    } else {
+        spec.broker_configs
+            .get("group.initial.rebalance.delay.ms")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(3_000)
+    };
+    2 * session + rebalance + broker_session_timeout_ms(spec) + classic_delay
+}
+
+/// One group at the end of the run, as the committed records describe it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GroupSummary {
+    pub group_id: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub epoch: i32,
+    pub members: Vec<MemberSummary>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MemberSummary {
+    pub member_id: String,
+    pub instance_id: Option<String>,
+    pub process_id: Option<String>,
+    pub epoch: i32,
+    pub active_tasks: Vec<String>,
+    pub standby_tasks: Vec<String>,
+    pub partitions: Vec<String>,
+}
+
+/// How often each fault kind was injected, healed, skipped.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct FaultCount {
+    pub injected: u32,
+    pub healed: u32,
+    pub skipped: u32,
+}
+
+/// What a run produced.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    pub passed: bool,
+    pub violations: Vec<Violation>,
+    pub trace_hash: String,
+    pub sim_ms: i64,
+    pub events: u64,
+    pub groups: Vec<GroupSummary>,
+    pub faults: BTreeMap<String, FaultCount>,
+    /// When every group had converged (simulated ms), if it did.
+    pub converged_at_ms: Option<i64>,
+    pub convergence_bound_ms: u64,
+    /// The event log, when kept.
+    pub log: Vec<SimEvent>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Action {
+    // Heals before starts at the same instant, so back-to-back windows do not cancel out.
+    Heal(usize),
+    Start(usize),
+}
+
+struct Driver {
+    cluster: Cluster,
+    schedule: FaultSchedule,
+    /// Hosts each active window resolved to.
+    active: BTreeMap<usize, Vec<String>>,
+    down: BTreeSet<String>,
+    stalled: BTreeSet<String>,
+    stopped: BTreeSet<String>,
+    faults: BTreeMap<String, FaultCount>,
+}
+
+/// Builds `spec` and runs it under `schedule`.
+pub fn run(
+    spec: ClusterSpec,
+    schedule: FaultSchedule,
+    options: &RunOptions,
+) -> Result<RunOutcome, SetupError> {
+    let bound = options
+        .convergence_bound_ms
+        .unwrap_or_else(|| default_convergence_bound_ms(&spec));
+    let expectations = expectations(&spec, &schedule);
+    let cluster = Cluster::build(spec, options.seed, options.keep_events)?;
+    let mut driver = Driver {
+        cluster,
+        schedule,
+        active: BTreeMap::new(),
+        down: BTreeSet::new(),
+        stalled: BTreeSet::new(),
+        stopped: BTreeSet::new(),
+        faults: BTreeMap::new(),
+    };
+    let mut actions: Vec<(u64, Action)> = Vec::new();
+    for (i, w) in driver.schedule.windows.iter().enumerate() {
+        actions.push((w.at_ms, Action::Start(i)));
+        if let Some(d) = w.duration_ms {
+            actions.push((w.at_ms + d, Action::Heal(i)));
+        }
+    }
+    actions.sort();
+    let heal_ms = driver.schedule.heal_ms() as i64;
+    let deadline = heal_ms + bound as i64;
+    let tick = driver.cluster.spec.tick_ms.max(1) as i64;
+    let mut next_action = 0;
+    let mut healed = false;
+    let mut next_check = heal_ms;
+    let mut converged_at = None;
+    loop {
+        let now = driver.cluster.sim.elapsed().as_millis() as i64;
+        set_driver_now_ms(now);
+        while next_action < actions.len() && actions[next_action].0 as i64 <= now {
+            match actions[next_action].1 {
+                Action::Start(i) => driver.start(i, now),
+                Action::Heal(i) => driver.heal(i, now),
+            }
+            next_action += 1;
+        }
+        if !healed && now >= heal_ms {
+            healed = true;
+            if !driver.schedule.is_empty() {
+                driver.heal_all(now);
+            }
+            driver.cluster.hub.harness(
+                "sim",
+                HarnessEvent::LivenessPhase {
+                    deadline_ms: deadline,
+                },
+            );
+        }
+        if let Err(e) = driver.cluster.sim.step() {
+            driver.cluster.hub.violate(Violation::new(
+                Invariant::HostFailure,
+                now,
+                format!("a host failed: {e}"),
+            ));
+            break;
+        }
+        let now = driver.cluster.sim.elapsed().as_millis() as i64;
+        set_driver_now_ms(now);
+        driver.cluster.hub.catch_up(now);
+        driver.check_brokers(now, tick);
+        if driver.cluster.hub.violation().is_some() {
+            break;
+        }
+        if healed && now >= next_check {
+            next_check = now + CONVERGENCE_CHECK_INTERVAL_MS;
+            let partitions = driver.cluster.topic_partitions();
+            let result = driver.cluster.hub.with_state(|model, checker| {
+                convergence::check(&expectations, model, checker, &partitions)
+            });
+            match result {
+                Ok(groups) => {
+                    if now >= options.min_duration_ms as i64 {
+                        for (group, epoch) in groups {
+                            driver
+                                .cluster
+                                .hub
+                                .harness("sim", HarnessEvent::Converged { group, epoch });
+                        }
+                        converged_at = Some(now);
+                        break;
+                    }
+                }
+                Err(reason) => {
+                    if now > deadline {
+                        driver.cluster.hub.violate(Violation::new(
+                            Invariant::Convergence,
+                            now,
+                            format!(
+                                "not converged {bound} ms after the final heal at {heal_ms} ms: \
+                                 {reason}"
+                            ),
+                        ));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    let sim_ms = driver.cluster.sim.elapsed().as_millis() as i64;
+    let hub = driver.cluster.hub.clone();
+    let violations: Vec<Violation> = hub.violation().into_iter().collect();
+    let groups = summarize(&driver.cluster);
+    Ok(RunOutcome {
+        passed: violations.is_empty(),
+        violations,
+        trace_hash: hub.trace_hash(),
+        sim_ms,
+        events: hub.event_count(),
+        groups,
+        faults: driver.faults,
+        converged_at_ms: converged_at,
+        convergence_bound_ms: bound,
+        log: hub.events(),
+    })
+}
+
+fn expectations(spec: &ClusterSpec, schedule: &FaultSchedule) -> Vec<Expectation> {
+    let mut existing: BTreeSet<String> = spec.topics.iter().map(|t| t.name.clone()).collect();
+    for w in &schedule.windows {
+        if let FaultKind::CreateTopic { name, .. } = &w.kind {
+            existing.insert(name.clone());
+        }
+    }
+    let mut e = Vec::new();
+    for a in spec.streams_apps.iter().filter(|a| a.processes > 0) {
+        e.push(Expectation::Streams {
+            group: a.application_id.clone(),
+            num_standby_replicas: a.num_standby_replicas,
+            members: a.members(),
+        });
+    }
+    for g in spec.classic_groups.iter().filter(|g| g.processes > 0) {
+        e.push(Expectation::Classic {
+            group: g.group_id.clone(),
+            topics: g.topics.clone(),
+            required: g
+                .topics
+                .iter()
+                .filter(|t| existing.contains(*t))
+                .cloned()
+                .collect(),
+            members: g.members(),
+        });
+    }
+    e
+}
+
+impl Driver {
+    fn count(&mut self, fault: &str) -> &mut FaultCount {
+        self.faults.entry(fault.to_string()).or_default()
+    }
+
+    fn resolve(&self, r: &HostRef) -> Result<Vec<String>, String> {
+        let known = |h: String| -> Result<Vec<String>, String> {
+            if self.cluster.hosts.contains(&h) {
+                Ok(vec![h])
+            } else {
+                Err(format!("no host {h}"))
+            }
+        };
+        match r {
+            HostRef::Named(n) => known(n.clone()),
+            HostRef::Controller => known(CONTROLLER_HOST.to_string()),
+            HostRef::Broker(id) => known(broker_host(*id)),
+            HostRef::Process { group, index } => known(process_host(group, *index)),
+            HostRef::CoordinatorOf(group) => match self.cluster.coordinator_of(group) {
+                Some(id) => known(broker_host(id)),
+                None => Err(format!("group {group} has no coordinator now")),
+            },
+        }
+    }
+
+    fn resolve_all(&self, refs: &[HostRef]) -> Result<Vec<String>, String> {
+        let mut out = Vec::new();
+        for r in refs {
+            for h in self.resolve(r)? {
+                if !out.contains(&h) {
+                    out.push(h);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn others(&self, host: &str) -> Vec<String> {
+        self.cluster
+            .hosts
+            .iter()
+            .filter(|h| *h != host && *h != ADMIN_HOST)
+            .cloned()
+            .collect()
+    }
+
+    fn pairs(a: &[String], b: &[String]) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for x in a {
+            for y in b {
+                if x != y {
+                    out.push((x.clone(), y.clone()));
+                }
+            }
+        }
+        out
+    }
+
+    fn start(&mut self, i: usize, now: i64) {
+        let kind = self.schedule.windows[i].kind.clone();
+        let name = kind.name();
+        match self.inject(&kind) {
+            Ok(hosts) => {
+                tracing::info!(window = i, fault = name, hosts = ?hosts, "fault injected");
+                self.count(name).injected += 1;
+                self.active.insert(i, hosts.clone());
+                self.cluster.hub.fault(
+                    "sim",
+                    now,
+                    FaultEvent::Injected {
+                        window: i,
+                        fault: name,
+                        hosts,
+                        spec: kind,
+                    },
+                );
+            }
+            Err(reason) => {
+                tracing::info!(window = i, fault = name, %reason, "fault skipped");
+                self.count(name).skipped += 1;
+                self.cluster.hub.fault(
+                    "sim",
+                    now,
+                    FaultEvent::Skipped {
+                        window: i,
+                        fault: name,
+                        reason,
+                    },
+                );
+            }
+        }
+    }
+
+    fn crash(&mut self, host: &str) {
+        if self.down.insert(host.to_string()) {
+            self.cluster.sim.crash(host);
+            if host == CONTROLLER_HOST {
+                *self.cluster.controller.borrow_mut() = None;
+            } else if let Some(id) = host.strip_prefix("broker-").and_then(|i| i.parse().ok()) {
+                self.cluster.brokers.borrow_mut().remove(&id);
+            }
+            self.stalled.remove(host);
+            self.stopped.remove(host);
+        }
+    }
+
+    fn restart(&mut self, host: &str) -> bool {
+        if self.down.remove(host) {
+            self.cluster.sim.bounce(host);
+            true
+        } else {
+            false
+        }
+    }
+
+    fn process(&self, host: &str) -> Result<crate::cluster::ProcessControl, String> {
+        self.cluster
+            .processes
+            .get(host)
+            .map(|p| p.control.clone())
+            .ok_or_else(|| format!("{host} is not a member process"))
+    }
+
+    fn inject(&mut self, kind: &FaultKind) -> Result<Vec<String>, String> {
+        let sim = &self.cluster.sim;
+        match kind {
+            FaultKind::Partition { a, b } | FaultKind::Hold { a, b } => {
+                let (a, b) = (self.resolve_all(a)?, self.resolve_all(b)?);
+                for (x, y) in Self::pairs(&a, &b) {
+                    if matches!(kind, FaultKind::Hold { .. }) {
+                        sim.hold(x.as_str(), y.as_str());
+                    } else {
+                        sim.partition(x.as_str(), y.as_str());
+                    }
+                }
+                Ok([a, b].concat())
+            }
+            FaultKind::PartitionOneway { from, to } => {
+                let (a, b) = (self.resolve_all(from)?, self.resolve_all(to)?);
+                for (x, y) in Self::pairs(&a, &b) {
+                    sim.partition_oneway(x.as_str(), y.as_str());
+                }
+                Ok([a, b].concat())
+            }
+            FaultKind::Latency { a, b, max_ms } => {
+                let (a, b) = (self.resolve_all(a)?, self.resolve_all(b)?);
+                for (x, y) in Self::pairs(&a, &b) {
+                    sim.set_link_max_message_latency(
+                        x.as_str(),
+                        y.as_str(),
+                        std::time::Duration::from_millis(*max_ms),
+                    );
+                }
+                Ok([a, b].concat())
+            }
+            FaultKind::FailRate { a, b, rate } => {
+                let (a, b) = (self.resolve_all(a)?, self.resolve_all(b)?);
+                for (x, y) in Self::pairs(&a, &b) {
+                    self.cluster
+                        .sim
+                        .set_link_fail_rate(x.as_str(), y.as_str(), *rate);
+                }
+                Ok([a, b].concat())
+            }
+            FaultKind::Isolate { host } => {
+                let h = self.resolve(host)?;
+                for o in self.others(&h[0]) {
+                    self.cluster.sim.partition(h[0].as_str(), o.as_str());
+                }
+                Ok(h)
+            }
+            FaultKind::Crash { host } => {
+                let h = self.resolve(host)?;
+                if self.down.contains(&h[0]) {
+                    return Err(format!("{} is already down", h[0]));
+                }
+                self.crash(&h[0]);
+                Ok(h)
+            }
+            FaultKind::SilentDeath { host } => {
+                let h = self.resolve(host)?;
+                if self.down.contains(&h[0]) {
+                    return Err(format!("{} is already down", h[0]));
+                }
+                for o in self.others(&h[0]) {
+                    self.cluster.sim.partition(h[0].as_str(), o.as_str());
+                }
+                self.crash(&h[0]);
+                Ok(h)
+            }
+            FaultKind::Pause { host } => {
+                let h = self.resolve(host)?;
+                for o in self.others(&h[0]) {
+                    self.cluster.sim.hold(h[0].as_str(), o.as_str());
+                }
+                Ok(h)
+            }
+            FaultKind::StallHeartbeats { host, thread } => {
+                let h = self.resolve(host)?;
+                let control = self.process(&h[0])?;
+                control.send(ProcessCommand::StallHeartbeats {
+                    thread: *thread,
+                    stalled: true,
+                });
+                self.stalled.insert(h[0].clone());
+                Ok(h)
+            }
+            FaultKind::FenceBroker { broker } => {
+                let h = self.resolve(broker)?;
+                if !h[0].starts_with("broker-") {
+                    return Err(format!("{} is not a broker", h[0]));
+                }
+                self.cluster.sim.partition(h[0].as_str(), CONTROLLER_HOST);
+                Ok(h)
+            }
+            FaultKind::StopProcess { host } => {
+                let h = self.resolve(host)?;
+                let control = self.process(&h[0])?;
+                control.send(ProcessCommand::Stop);
+                self.stopped.insert(h[0].clone());
+                Ok(h)
+            }
+            FaultKind::CreateTopic { name, partitions } => {
+                self.cluster.admin_command(AdminCommand::CreateTopic {
+                    name: name.clone(),
+                    partitions: *partitions,
+                    replication_factor: self.cluster.spec.brokers.min(3) as i16,
+                });
+                Ok(vec![ADMIN_HOST.to_string()])
+            }
+        }
+    }
+
+    fn heal(&mut self, i: usize, now: i64) {
+        let Some(hosts) = self.active.remove(&i) else {
+            return;
+        };
+        let kind = self.schedule.windows[i].kind.clone();
+        let name = kind.name();
+        match &kind {
+            FaultKind::Partition { a, .. } | FaultKind::Hold { a, .. } => {
+                // `hosts` is a's hosts followed by b's: rebuild the two sides.
+                let na = self
+                    .resolve_all(a)
+                    .map(|v| v.len())
+                    .unwrap_or(0)
+                    .min(hosts.len());
+                let (a, b) = hosts.split_at(na);
+                for (x, y) in Self::pairs(a, b) {
+                    if matches!(kind, FaultKind::Hold { .. }) {
+                        self.cluster.sim.release(x.as_str(), y.as_str());
+                    } else {
+                        self.cluster.sim.repair(x.as_str(), y.as_str());
+                    }
+                }
+            }
+            FaultKind::PartitionOneway { from, .. } => {
+                let na = self
+                    .resolve_all(from)
+                    .map(|v| v.len())
+                    .unwrap_or(0)
+                    .min(hosts.len());
+                let (a, b) = hosts.split_at(na);
+                for (x, y) in Self::pairs(a, b) {
+                    self.cluster.sim.repair_oneway(x.as_str(), y.as_str());
+                }
+            }
+            FaultKind::Latency { a, .. } | FaultKind::FailRate { a, .. } => {
+                let na = self
+                    .resolve_all(a)
+                    .map(|v| v.len())
+                    .unwrap_or(0)
+                    .min(hosts.len());
+                let (a, b) = hosts.split_at(na);
+                let max = std::time::Duration::from_millis(self.cluster.spec.latency.max_ms);
+                for (x, y) in Self::pairs(a, b) {
+                    if matches!(kind, FaultKind::Latency { .. }) {
+                        self.cluster
+                            .sim
+                            .set_link_max_message_latency(x.as_str(), y.as_str(), max);
+                    } else {
+                        self.cluster
+                            .sim
+                            .set_link_fail_rate(x.as_str(), y.as_str(), 0.0);
+                    }
+                }
+            }
+            FaultKind::Isolate { .. } => {
+                for o in self.others(&hosts[0]) {
+                    self.cluster.sim.repair(hosts[0].as_str(), o.as_str());
+                }
+            }
+            FaultKind::Crash { .. } => {
+                self.restart(&hosts[0]);
+            }
+            FaultKind::SilentDeath { .. } => {
+                self.restart(&hosts[0]);
+                for o in self.others(&hosts[0]) {
+                    self.cluster.sim.repair(hosts[0].as_str(), o.as_str());
+                }
+            }
+            FaultKind::Pause { .. } => {
+                for o in self.others(&hosts[0]) {
+                    self.cluster.sim.release(hosts[0].as_str(), o.as_str());
+                }
+            }
+            FaultKind::StallHeartbeats { thread, .. } => {
+                if let Ok(c) = self.process(&hosts[0]) {
+                    c.send(ProcessCommand::StallHeartbeats {
+                        thread: *thread,
+                        stalled: false,
+                    });
+                }
+                self.stalled.remove(&hosts[0]);
+            }
+            FaultKind::FenceBroker { .. } => {
+                self.cluster.sim.repair(hosts[0].as_str(), CONTROLLER_HOST);
+            }
+            FaultKind::StopProcess { .. } => {
+                if let Ok(c) = self.process(&hosts[0]) {
+                    c.send(ProcessCommand::Start);
+                }
+                self.stopped.remove(&hosts[0]);
+            }
+            FaultKind::CreateTopic { .. } => {}
+        }
+        tracing::info!(window = i, fault = name, hosts = ?hosts, "fault healed");
+        self.count(name).healed += 1;
+        self.cluster.hub.fault(
+            "sim",
+            now,
+            FaultEvent::Healed {
+                window: i,
+                fault: name,
+                hosts,
+            },
+        );
+    }
+
+    /// Ends every fault: links repaired and released with the cluster's latency and no failure
+    /// rate, crashed hosts restarted, heartbeats resumed, stopped processes started.
+    fn heal_all(&mut self, now: i64) {
+        let ids: Vec<usize> = self.active.keys().copied().collect();
+        for i in ids {
+            self.heal(i, now);
+        }
+        let hosts = self.cluster.hosts.clone();
+        let max = std::time::Duration::from_millis(self.cluster.spec.latency.max_ms);
+        for (i, x) in hosts.iter().enumerate() {
+            for y in &hosts[i + 1..] {
+                let sim = &mut self.cluster.sim;
+                sim.repair(x.as_str(), y.as_str());
+                sim.release(x.as_str(), y.as_str());
+                sim.set_link_max_message_latency(x.as_str(), y.as_str(), max);
+                sim.set_link_fail_rate(x.as_str(), y.as_str(), 0.0);
+            }
+        }
+        let mut restarted = Vec::new();
+        for h in self.down.clone() {
+            if self.restart(&h) {
+                restarted.push(h);
+            }
+        }
+        for h in std::mem::take(&mut self.stalled) {
+            if let Ok(c) = self.process(&h) {
+                c.send(ProcessCommand::StallHeartbeats {
+                    thread: None,
+                    stalled: false,
+                });
+            }
+        }
+        for h in std::mem::take(&mut self.stopped) {
+            if let Ok(c) = self.process(&h) {
+                c.send(ProcessCommand::Start);
+            }
+        }
+        self.cluster
+            .hub
+            .fault("sim", now, FaultEvent::AllHealed { restarted });
+    }
+
+    fn check_brokers(&mut self, now: i64, tick: i64) {
+        let controller = self.cluster.controller.borrow().clone();
+        let Some(c) = controller else {
+            return;
+        };
+        let started = EPOCH_MS + self.cluster.controller_started_ms.get();
+        let view = c.with_state(|c| brokers::BrokerView::of(c, EPOCH_MS + now));
+        if let Err(v) = brokers::check(now, &view, started, tick) {
+            self.cluster.hub.violate(v);
+        }
+    }
+}
+
+fn summarize(cluster: &Cluster) -> Vec<GroupSummary> {
+    cluster.hub.with_state(|model, _| {
+        let mut out = Vec::new();
+        for (id, g) in model.streams.iter().filter(|(_, g)| g.exists) {
+            let members = g
+                .live_members()
+                .map(|(mid, m)| {
+                    let meta = m.metadata.as_ref();
+                    let fmt = |set: std::collections::BTreeSet<(String, i32)>| {
+                        set.into_iter().map(|(s, p)| format!("{s}_{p}")).collect()
+                    };
+                    MemberSummary {
+                        member_id: mid.clone(),
+                        instance_id: meta.and_then(|m| m.instance_id.clone()),
+                        process_id: meta.map(|m| m.process_id.clone()),
+                        epoch: m.epoch(),
+                        active_tasks: fmt(m.active()),
+                        standby_tasks: fmt(m.standby()),
+                        partitions: Vec::new(),
+                    }
+                })
+                .collect();
+            out.push(GroupSummary {
+                group_id: id.clone(),
+                kind: "streams",
+                epoch: g.epoch,
+                members,
+            });
+        }
+        for (id, g) in model.classic.iter().filter(|(_, g)| g.exists) {
+            let mut members: Vec<MemberSummary> = g
+                .members
+                .iter()
+                .map(|m| MemberSummary {
+                    member_id: m.member_id.clone(),
+                    instance_id: m.instance_id.clone(),
+                    process_id: None,
+                    epoch: g.generation,
+                    active_tasks: Vec::new(),
+                    standby_tasks: Vec::new(),
+                    partitions: {
+                        let mut p: Vec<String> =
+                            m.partitions.iter().map(|tp| tp.to_string()).collect();
+                        p.sort();
+                        p
+                    },
+                })
+                .collect();
+            members.sort_by(|a, b| a.member_id.cmp(&b.member_id));
+            out.push(GroupSummary {
+                group_id: id.clone(),
+                kind: "classic",
+                epoch: g.generation,
+                members,
+            });
+        }
+        out.sort_by(|a, b| a.group_id.cmp(&b.group_id));
+        out
+    })
+}

@@ -1,0 +1,263 @@
+//! What a simulated cluster is made of: the declarative description a scenario writes and the
+//! builder ([`crate::cluster`]) turns into turmoil hosts.
+
+use std::collections::BTreeMap;
+
+use members::classic::Assignor;
+use members::streams::topology::Topology;
+use serde::Serialize;
+
+/// A topic created when the cluster starts (before any member process starts).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TopicSpec {
+    pub name: String,
+    pub partitions: i32,
+    /// Defaults to the cluster's broker count, at most 3.
+    pub replication_factor: Option<i16>,
+}
+
+impl TopicSpec {
+    pub fn new(name: impl Into<String>, partitions: i32) -> Self {
+        Self {
+            name: name.into(),
+            partitions,
+            replication_factor: None,
+        }
+    }
+}
+
+/// A Kafka Streams application: `processes` processes (one turmoil host each) of `threads`
+/// member threads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamsAppSpec {
+    /// `application.id` (the group id).
+    pub application_id: String,
+    pub processes: usize,
+    pub threads: usize,
+    pub topology: Topology,
+    /// `streams.num.standby.replicas` for this group.
+    pub num_standby_replicas: i32,
+    /// Static members (`group.instance.id` = `<app>-<process index>`, threads `-1`, `-2`, ...).
+    pub static_membership: bool,
+    /// `streams.session.timeout.ms` for this group.
+    pub session_timeout_ms: i32,
+    /// `streams.heartbeat.interval.ms` for this group.
+    pub heartbeat_interval_ms: i32,
+    /// `streams.initial.rebalance.delay.ms` for this group.
+    pub initial_rebalance_delay_ms: i32,
+    /// `max.poll.interval.ms` of the clients (the rebalance timeout they send).
+    pub max_poll_interval_ms: i32,
+    /// `commit.interval.ms` of the clients.
+    pub commit_interval_ms: u64,
+    /// `request.timeout.ms` of the clients.
+    pub request_timeout_ms: u64,
+}
+
+impl StreamsAppSpec {
+    /// An application with simulation-friendly timeouts: 10 s sessions, 1 s heartbeats, no
+    /// initial delay, 20 s rebalance timeout, 5 s commits and request timeouts.
+    pub fn new(
+        application_id: impl Into<String>,
+        topology: Topology,
+        processes: usize,
+        threads: usize,
+    ) -> Self {
+        Self {
+            application_id: application_id.into(),
+            processes,
+            threads,
+            topology,
+            num_standby_replicas: 0,
+            static_membership: false,
+            session_timeout_ms: 10_000,
+            heartbeat_interval_ms: 1_000,
+            initial_rebalance_delay_ms: 0,
+            max_poll_interval_ms: 20_000,
+            commit_interval_ms: 5_000,
+            request_timeout_ms: 5_000,
+        }
+    }
+
+    pub fn with_standbys(mut self, n: i32) -> Self {
+        self.num_standby_replicas = n;
+        self
+    }
+
+    pub fn with_static_membership(mut self) -> Self {
+        self.static_membership = true;
+        self
+    }
+
+    /// The number of member threads of the application.
+    pub fn members(&self) -> usize {
+        self.processes * self.threads
+    }
+}
+
+/// A classic consumer group: `processes` hosts running `consumers_per_process` consumers each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassicGroupSpec {
+    pub group_id: String,
+    pub processes: usize,
+    pub consumers_per_process: usize,
+    pub topics: Vec<String>,
+    /// Static members (`group.instance.id` = `<group>-<process>-<consumer>`).
+    pub static_membership: bool,
+    pub assignors: Vec<Assignor>,
+    pub session_timeout_ms: i32,
+    pub heartbeat_interval_ms: u64,
+    /// `max.poll.interval.ms`: the rebalance timeout.
+    pub max_poll_interval_ms: i32,
+    pub auto_commit_interval_ms: u64,
+    pub request_timeout_ms: u64,
+}
+
+impl ClassicGroupSpec {
+    /// A group with simulation-friendly timeouts: 10 s sessions, 1 s heartbeats, 20 s rebalance
+    /// timeout, 2 s auto-commit, 5 s request timeouts, range assignor.
+    pub fn new(
+        group_id: impl Into<String>,
+        topics: &[&str],
+        processes: usize,
+        consumers_per_process: usize,
+    ) -> Self {
+        Self {
+            group_id: group_id.into(),
+            processes,
+            consumers_per_process,
+            topics: topics.iter().map(|t| t.to_string()).collect(),
+            static_membership: false,
+            assignors: vec![Assignor::Range],
+            session_timeout_ms: 10_000,
+            heartbeat_interval_ms: 1_000,
+            max_poll_interval_ms: 20_000,
+            auto_commit_interval_ms: 2_000,
+            request_timeout_ms: 5_000,
+        }
+    }
+
+    pub fn with_static_membership(mut self) -> Self {
+        self.static_membership = true;
+        self
+    }
+
+    pub fn members(&self) -> usize {
+        self.processes * self.consumers_per_process
+    }
+}
+
+/// Message latency of every link: uniform between the bounds is not what turmoil does; it draws
+/// `min + (max - min) * Exp(λ = 5)` capped at `max` (mean about `min + 0.2 (max - min)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Latency {
+    pub min_ms: u64,
+    pub max_ms: u64,
+}
+
+/// The whole cluster.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClusterSpec {
+    /// Broker count (node ids 1..=N, hosts `broker-1`..).
+    pub brokers: usize,
+    /// `offsets.topic.num.partitions` (Kafka's default is 50; few partitions keep runs cheap).
+    pub offsets_partitions: i32,
+    /// `offsets.topic.replication.factor` (defaults to min(brokers, 3)).
+    pub offsets_replication: Option<i16>,
+    /// Broker configs by Kafka's names, for every broker (the controller takes the keys it knows,
+    /// e.g. `broker.session.timeout.ms`).
+    pub broker_configs: BTreeMap<String, String>,
+    pub topics: Vec<TopicSpec>,
+    pub streams_apps: Vec<StreamsAppSpec>,
+    pub classic_groups: Vec<ClassicGroupSpec>,
+    /// Simulated time per turmoil step.
+    pub tick_ms: u64,
+    pub latency: Latency,
+    /// turmoil's `tcp_capacity` (per-stream buffer and listener backlog); `None` sizes it from
+    /// the connection count.
+    pub tcp_capacity: Option<usize>,
+}
+
+impl Default for ClusterSpec {
+    fn default() -> Self {
+        Self {
+            brokers: 3,
+            offsets_partitions: 3,
+            offsets_replication: None,
+            broker_configs: BTreeMap::new(),
+            topics: Vec::new(),
+            streams_apps: Vec::new(),
+            classic_groups: Vec::new(),
+            tick_ms: 1,
+            latency: Latency {
+                min_ms: 1,
+                max_ms: 10,
+            },
+            tcp_capacity: None,
+        }
+    }
+}
+
+impl ClusterSpec {
+    pub fn with_brokers(mut self, n: usize) -> Self {
+        self.brokers = n;
+        self
+    }
+
+    pub fn with_topic(mut self, name: &str, partitions: i32) -> Self {
+        self.topics.push(TopicSpec::new(name, partitions));
+        self
+    }
+
+    pub fn with_streams(mut self, app: StreamsAppSpec) -> Self {
+        self.streams_apps.push(app);
+        self
+    }
+
+    pub fn with_classic(mut self, group: ClassicGroupSpec) -> Self {
+        self.classic_groups.push(group);
+        self
+    }
+
+    pub fn with_broker_config(mut self, key: &str, value: impl ToString) -> Self {
+        self.broker_configs
+            .insert(key.to_string(), value.to_string());
+        self
+    }
+
+    pub fn with_tick_ms(mut self, tick_ms: u64) -> Self {
+        self.tick_ms = tick_ms;
+        self
+    }
+
+    /// Member threads and consumers of every group.
+    pub fn member_count(&self) -> usize {
+        self.streams_apps
+            .iter()
+            .map(StreamsAppSpec::members)
+            .sum::<usize>()
+            + self
+                .classic_groups
+                .iter()
+                .map(ClassicGroupSpec::members)
+                .sum::<usize>()
+    }
+
+    /// The replication factor of `__consumer_offsets`.
+    pub fn offsets_rf(&self) -> i16 {
+        self.offsets_replication
+            .unwrap_or_else(|| self.brokers.min(3) as i16)
+    }
+
+    /// turmoil's `tcp_capacity`: every member keeps up to one connection per broker and a
+    /// reconnect storm may put all their SYNs into one listener's backlog in one tick (turmoil
+    /// panics when the backlog is full), so the capacity covers every member connecting to every
+    /// broker at once, with room for the brokers' own links.
+    pub fn effective_tcp_capacity(&self) -> usize {
+        self.tcp_capacity.unwrap_or_else(|| {
+            let peers = self.member_count() + self.brokers + 4;
+            (peers * 2).max(64)
+        })
+    }
+}

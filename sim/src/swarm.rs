@@ -1,0 +1,411 @@
+//! Swarm mode: per seed, draw which fault kinds a run uses, how often, how long their windows are
+//! (straddling the session timeout, so some faults heal just before a member or broker would be
+//! expired and some just after), the latency of the network and how many processes each group
+//! runs — then draw the fault schedule from those options. Different seeds explore different
+//! mixes instead of one uniform blend that heals everything before it matters.
+
+use std::collections::BTreeMap;
+
+use rand::Rng;
+use rand::seq::IndexedRandom;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use crate::faults::{FaultKind, FaultSchedule, FaultWindow, HostRef};
+use crate::spec::{ClusterSpec, Latency};
+
+/// The fault kinds swarm mode draws from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SwarmKind {
+    /// Two-way partition between a process and its coordinator, or between two brokers.
+    Partition,
+    /// One-way partition (either direction) between a process and its coordinator or two brokers.
+    PartitionOneway,
+    /// A broker or a process cut off from everyone.
+    Isolate,
+    /// Links between a process and the brokers held, then released.
+    Hold,
+    /// Slow links between a process and the brokers.
+    Latency,
+    /// Flapping links between a process and the brokers.
+    FailRate,
+    /// A broker, the controller or a process crashes and restarts later.
+    Crash,
+    /// The broker coordinating a group crashes and restarts later.
+    CoordinatorCrash,
+    /// A broker or process is isolated, then crashed.
+    SilentDeath,
+    /// A process's links are all held: zombie members.
+    Pause,
+    /// A process's heartbeats stall while it keeps committing.
+    StallHeartbeats,
+    /// The coordinator's broker is fenced at the controller.
+    FenceBroker,
+    /// A process stops gracefully and starts again.
+    StopProcess,
+}
+
+impl SwarmKind {
+    pub const ALL: &'static [SwarmKind] = &[
+        SwarmKind::Partition,
+        SwarmKind::PartitionOneway,
+        SwarmKind::Isolate,
+        SwarmKind::Hold,
+        SwarmKind::Latency,
+        SwarmKind::FailRate,
+        SwarmKind::Crash,
+        SwarmKind::CoordinatorCrash,
+        SwarmKind::SilentDeath,
+        SwarmKind::Pause,
+        SwarmKind::StallHeartbeats,
+        SwarmKind::FenceBroker,
+        SwarmKind::StopProcess,
+    ];
+}
+
+/// What a scenario lets swarm mode draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwarmConfig {
+    /// Candidate kinds; each seed enables a non-empty random subset.
+    pub kinds: Vec<SwarmKind>,
+    /// Length of the fault phase (windows start inside it), drawn in this range.
+    pub fault_phase_ms: (u64, u64),
+    /// Windows per minute of fault phase for each enabled kind, drawn in this range.
+    pub rate_per_minute: (f64, f64),
+    /// Process count of every group, drawn in this range (`None`: the spec's counts).
+    pub processes: Option<(usize, usize)>,
+    /// Maximum link latency, drawn in this range (the minimum stays the spec's).
+    pub max_latency_ms: (u64, u64),
+    /// Link fail rate of `fail-rate` windows, drawn in this range.
+    pub fail_rate: (f64, f64),
+}
+
+impl Default for SwarmConfig {
+    fn default() -> Self {
+        Self {
+            kinds: SwarmKind::ALL.to_vec(),
+            fault_phase_ms: (40_000, 90_000),
+            rate_per_minute: (0.5, 2.5),
+            processes: None,
+            max_latency_ms: (2, 40),
+            fail_rate: (0.002, 0.05),
+        }
+    }
+}
+
+/// The options drawn for one seed (printed with the seed, and in `--json`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SwarmOptions {
+    pub kinds: Vec<SwarmKind>,
+    pub fault_phase_ms: u64,
+    /// Windows per minute, per enabled kind.
+    pub rates: BTreeMap<String, f64>,
+    /// Window lengths are drawn in this range (around the session timeouts).
+    pub window_ms: (u64, u64),
+    pub latency: Latency,
+    pub fail_rate: f64,
+    /// Process count per group id.
+    pub processes: BTreeMap<String, usize>,
+    /// Windows drawn.
+    pub windows: usize,
+}
+
+impl SwarmOptions {
+    /// Draws the options for a run of `spec` (whose process counts and latency it then applies
+    /// to the spec).
+    pub fn draw(config: &SwarmConfig, spec: &ClusterSpec, rng: &mut ChaCha8Rng) -> Self {
+        let mut kinds: Vec<SwarmKind> = config
+            .kinds
+            .iter()
+            .copied()
+            .filter(|_| rng.random_bool(0.5))
+            .collect();
+        if kinds.is_empty()
+            && let Some(k) = config.kinds.choose(rng)
+        {
+            kinds.push(*k);
+        }
+        let fault_phase_ms = draw_u64(rng, config.fault_phase_ms);
+        let mut rates = BTreeMap::new();
+        for k in &kinds {
+            let (lo, hi) = config.rate_per_minute;
+            let r = if hi > lo {
+                rng.random_range(lo..hi)
+            } else {
+                lo
+            };
+            rates.insert(kind_name(*k), (r * 100.0).round() / 100.0);
+        }
+        let session = session_timeouts(spec);
+        let window_ms = ((session.0 / 3).max(500), session.1 * 2);
+        let latency = Latency {
+            min_ms: spec.latency.min_ms,
+            max_ms: draw_u64(rng, config.max_latency_ms).max(spec.latency.min_ms),
+        };
+        let fail_rate = {
+            let (lo, hi) = config.fail_rate;
+            let r = if hi > lo {
+                rng.random_range(lo..hi)
+            } else {
+                lo
+            };
+            (r * 10_000.0).round() / 10_000.0
+        };
+        let mut processes = BTreeMap::new();
+        for app in &spec.streams_apps {
+            let n = config
+                .processes
+                .map_or(app.processes, |r| draw_usize(rng, r));
+            processes.insert(app.application_id.clone(), n);
+        }
+        for g in &spec.classic_groups {
+            let n = config.processes.map_or(g.processes, |r| draw_usize(rng, r));
+            processes.insert(g.group_id.clone(), n);
+        }
+        Self {
+            kinds,
+            fault_phase_ms,
+            rates,
+            window_ms,
+            latency,
+            fail_rate,
+            processes,
+            windows: 0,
+        }
+    }
+
+    /// Applies the drawn process counts and latency to `spec`.
+    pub fn apply(&self, spec: &mut ClusterSpec) {
+        spec.latency = self.latency;
+        for app in &mut spec.streams_apps {
+            if let Some(n) = self.processes.get(&app.application_id) {
+                app.processes = *n;
+            }
+        }
+        for g in &mut spec.classic_groups {
+            if let Some(n) = self.processes.get(&g.group_id) {
+                g.processes = *n;
+            }
+        }
+    }
+
+    /// Draws the fault windows (call after [`Self::apply`], with the spec the run uses).
+    pub fn schedule(&mut self, spec: &ClusterSpec, rng: &mut ChaCha8Rng) -> FaultSchedule {
+        let mut windows = Vec::new();
+        let minutes = self.fault_phase_ms as f64 / 60_000.0;
+        // Faults start after the cluster had time to form (brokers registered, groups joined).
+        let first = 5_000u64.min(self.fault_phase_ms / 2);
+        for kind in self.kinds.clone() {
+            let rate = self.rates.get(&kind_name(kind)).copied().unwrap_or(1.0);
+            let count = ((rate * minutes).round() as usize).max(1);
+            for _ in 0..count {
+                let at_ms = rng.random_range(first..self.fault_phase_ms.max(first + 1));
+                let duration = draw_u64(rng, self.window_ms);
+                if let Some(kind) = self.fault_of(kind, spec, rng) {
+                    let mut w = FaultWindow::at(at_ms, kind);
+                    w.duration_ms = Some(duration);
+                    windows.push(w);
+                }
+            }
+        }
+        self.windows = windows.len();
+        FaultSchedule::new(windows)
+    }
+
+    fn fault_of(
+        &self,
+        kind: SwarmKind,
+        spec: &ClusterSpec,
+        rng: &mut ChaCha8Rng,
+    ) -> Option<FaultKind> {
+        let groups: Vec<(String, usize)> = spec
+            .streams_apps
+            .iter()
+            .map(|a| (a.application_id.clone(), a.processes))
+            .chain(
+                spec.classic_groups
+                    .iter()
+                    .map(|g| (g.group_id.clone(), g.processes)),
+            )
+            .filter(|(_, n)| *n > 0)
+            .collect();
+        let brokers: Vec<HostRef> = (1..=spec.brokers as i32).map(HostRef::Broker).collect();
+        let (group, processes) = groups.choose(rng)?.clone();
+        let process = HostRef::process(group.clone(), rng.random_range(0..processes));
+        let coordinator = HostRef::coordinator_of(group.clone());
+        let broker = brokers.choose(rng)?.clone();
+        let other_broker = brokers
+            .iter()
+            .filter(|b| **b != broker)
+            .cloned()
+            .collect::<Vec<_>>()
+            .choose(rng)
+            .cloned();
+        let coin = rng.random_bool(0.5);
+        Some(match kind {
+            SwarmKind::Partition => match (coin, other_broker) {
+                (false, Some(other)) => FaultKind::Partition {
+                    a: vec![broker],
+                    b: vec![other],
+                },
+                _ => FaultKind::Partition {
+                    a: vec![process],
+                    b: vec![coordinator],
+                },
+            },
+            SwarmKind::PartitionOneway => {
+                let (x, y) = match other_broker {
+                    Some(other) if rng.random_bool(0.5) => (broker, other),
+                    _ => (process, coordinator),
+                };
+                if coin {
+                    FaultKind::PartitionOneway {
+                        from: vec![x],
+                        to: vec![y],
+                    }
+                } else {
+                    FaultKind::PartitionOneway {
+                        from: vec![y],
+                        to: vec![x],
+                    }
+                }
+            }
+            SwarmKind::Isolate => FaultKind::Isolate {
+                host: if coin { broker } else { process },
+            },
+            SwarmKind::Hold => FaultKind::Hold {
+                a: vec![process],
+                b: brokers,
+            },
+            SwarmKind::Latency => FaultKind::Latency {
+                a: vec![process],
+                b: brokers,
+                max_ms: rng.random_range(50..1_500),
+            },
+            SwarmKind::FailRate => FaultKind::FailRate {
+                a: vec![process],
+                b: brokers,
+                rate: self.fail_rate,
+            },
+            SwarmKind::Crash => FaultKind::Crash {
+                host: match rng.random_range(0..4) {
+                    0 => HostRef::Controller,
+                    1 => broker,
+                    _ => process,
+                },
+            },
+            SwarmKind::CoordinatorCrash => FaultKind::Crash { host: coordinator },
+            SwarmKind::SilentDeath => FaultKind::SilentDeath {
+                host: if coin { coordinator } else { process },
+            },
+            SwarmKind::Pause => FaultKind::Pause { host: process },
+            SwarmKind::StallHeartbeats => FaultKind::StallHeartbeats {
+                host: process,
+                thread: if coin { Some(1) } else { None },
+            },
+            SwarmKind::FenceBroker => FaultKind::FenceBroker {
+                broker: coordinator,
+            },
+            SwarmKind::StopProcess => FaultKind::StopProcess { host: process },
+        })
+    }
+}
+
+fn kind_name(k: SwarmKind) -> String {
+    serde_json::to_value(k)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn draw_u64(rng: &mut ChaCha8Rng, (lo, hi): (u64, u64)) -> u64 {
+    if hi > lo {
+        rng.random_range(lo..=hi)
+    } else {
+        lo
+    }
+}
+
+fn draw_usize(rng: &mut ChaCha8Rng, (lo, hi): (usize, usize)) -> usize {
+    if hi > lo {
+        rng.random_range(lo..=hi)
+    } else {
+        lo
+    }
+}
+
+/// (shortest, longest) session timeout that matters for liveness: members' and brokers'.
+fn session_timeouts(spec: &ClusterSpec) -> (u64, u64) {
+    let mut all: Vec<u64> = spec
+        .streams_apps
+        .iter()
+        .map(|a| a.session_timeout_ms.max(1) as u64)
+        .chain(
+            spec.classic_groups
+                .iter()
+                .map(|g| g.session_timeout_ms.max(1) as u64),
+        )
+        .collect();
+    all.push(crate::cluster::broker_session_timeout_ms(spec));
+    let lo = all.iter().copied().min().unwrap_or(10_000);
+    let hi = all.iter().copied().max().unwrap_or(10_000);
+    (lo, hi)
+}
+
+#[cfg(test)]
+mod tests {
+    use members::streams::topology::{Subtopology, Topology};
+
+    use super::*;
+    use crate::seed::rng;
+    use crate::spec::StreamsAppSpec;
+
+    fn spec() -> ClusterSpec {
+        ClusterSpec::default()
+            .with_topic("in", 4)
+            .with_streams(StreamsAppSpec::new(
+                "app",
+                Topology::new(vec![Subtopology::new("0", &["in"])]),
+                3,
+                2,
+            ))
+    }
+
+    #[test]
+    fn same_seed_same_options_and_schedule() {
+        let config = SwarmConfig {
+            processes: Some((2, 5)),
+            ..SwarmConfig::default()
+        };
+        let draw = |seed| {
+            let mut r = rng(seed, "swarm");
+            let mut spec = spec();
+            let mut o = SwarmOptions::draw(&config, &spec, &mut r);
+            o.apply(&mut spec);
+            let s = o.schedule(&spec, &mut r);
+            (o, s)
+        };
+        assert_eq!(draw(7), draw(7));
+        let (o, s) = draw(7);
+        assert!(!o.kinds.is_empty());
+        assert_eq!(o.windows, s.windows.len());
+        assert!(s.windows.iter().all(|w| w.at_ms < o.fault_phase_ms));
+        assert!((2..=5).contains(&o.processes["app"]));
+        // Over a handful of seeds the mixes differ.
+        let kinds: std::collections::BTreeSet<Vec<SwarmKind>> =
+            (0..8).map(|s| draw(s).0.kinds).collect();
+        assert!(kinds.len() > 1, "{kinds:?}");
+    }
+
+    #[test]
+    fn windows_straddle_the_session_timeout() {
+        let spec = spec();
+        let mut r = rng(3, "swarm");
+        let o = SwarmOptions::draw(&SwarmConfig::default(), &spec, &mut r);
+        // Members have 10 s sessions, brokers 9 s: windows from a third of the shortest to twice
+        // the longest.
+        assert_eq!(o.window_ms, (3_000, 20_000));
+    }
+}
