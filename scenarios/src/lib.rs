@@ -8,4 +8,5 @@ pub mod run_cli;
 pub mod script;
 pub mod script_cli;
 pub mod serve_cli;
+pub mod summary;
 pub mod wire_cli;
