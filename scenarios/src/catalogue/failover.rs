@@ -321,21 +321,27 @@ fn stalled_classic(v: &View) -> Result<(), String> {
     })
 }
 
-/// Every broker re-registers with the restarted controller (or keeps its registration) and the
-/// group keeps all 6 members.
+/// The restarted controller recovers the brokers from its log: any broker it fences after its
+/// return is unfenced again, and the group keeps all 6 members.
 fn controller_back(v: &View) -> Result<(), String> {
     let healed = v.healed("crash")?;
-    let registered: std::collections::BTreeSet<i32> = v
-        .cluster_events()
-        .filter(|(t, _, _)| *t >= healed)
-        .filter_map(|(_, _, k)| match k {
-            ClusterKind::BrokerUnfenced { broker, .. }
-            | ClusterKind::BrokerRegistered { broker, .. } => Some(*broker),
-            _ => None,
-        })
-        .collect();
-    ensure(!registered.is_empty(), || {
-        "no broker seen by the restarted controller".into()
+    let mut fenced: std::collections::BTreeSet<i32> = std::collections::BTreeSet::new();
+    for (t, _, k) in v.cluster_events() {
+        if t < healed {
+            continue;
+        }
+        match k {
+            ClusterKind::BrokerFenced { broker, .. } => {
+                fenced.insert(*broker);
+            }
+            ClusterKind::BrokerUnfenced { broker, .. } => {
+                fenced.remove(broker);
+            }
+            _ => {}
+        }
+    }
+    ensure(fenced.is_empty(), || {
+        format!("brokers {fenced:?} stayed fenced")
     })?;
     ensure(v.group("app")?.members.len() == 6, || "members lost".into())
 }
