@@ -194,9 +194,8 @@ fn controlled_shutdown(v: &View) -> Result<(), String> {
         } = k
             && topic == "__consumer_offsets"
         {
-            if t < at {
-                led.insert(*partition, *leader);
-            } else if t <= stopped && led.get(partition) == Some(&broker) {
+            // Leaders before the shutdown, then changes up to the stop of partitions it led.
+            if t < at || (t <= stopped && led.get(partition) == Some(&broker)) {
                 led.insert(*partition, *leader);
             }
         }
