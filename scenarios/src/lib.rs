@@ -3,9 +3,12 @@
 pub mod assign_cli;
 pub mod catalogue;
 pub mod conformance;
+pub mod html;
 pub mod run;
 pub mod run_cli;
 pub mod script;
 pub mod script_cli;
 pub mod serve_cli;
+pub mod summary;
+pub mod sweep;
 pub mod wire_cli;

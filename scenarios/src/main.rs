@@ -16,8 +16,14 @@ enum Command {
     Assign(scenarios::assign_cli::AssignArgs),
     /// Drive one coordinator shard from JSON lines (see the README).
     Script(scenarios::script_cli::ScriptArgs),
+    /// List the scenarios of the catalogue.
+    List,
     /// Run a scenario of the catalogue in the simulator (see the README).
     Run(scenarios::run_cli::RunArgs),
+    /// Run scenarios over a range of seeds in parallel (see the README).
+    Sweep(scenarios::sweep::SweepArgs),
+    /// Re-run a failure file written by `regroup sweep --out DIR`.
+    Replay(scenarios::sweep::ReplayArgs),
     /// Run a one-node cluster on real TCP for Kafka clients (see the README).
     Serve(scenarios::serve_cli::ServeArgs),
     /// Inspect the Kafka wire format: sample frames of any api regroup serves, decode frames.
@@ -29,21 +35,11 @@ enum Command {
 fn main() {
     let cli = Cli::parse();
     match cli.command {
-        None => {
-            // The main job introduces the tool: its scenarios and commands.
-            println!("regroup {}", env!("CARGO_PKG_VERSION"));
-            println!("scenarios (`regroup run <name> [--seed N]`):");
-            for s in scenarios::catalogue::all() {
-                println!("  {:<28} {}", s.name, s.description);
-            }
-            println!("commands:");
-            let mut cmd = <Cli as clap::CommandFactory>::command();
-            for sub in cmd.get_subcommands_mut() {
-                let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
-                println!("  regroup {:<8} {about}", sub.get_name());
-            }
-            println!("run `regroup <command> --help` for details");
-        }
+        // The main job: every scenario at seeds 1..=3, then the table.
+        None => std::process::exit(scenarios::sweep::main_job()),
+        Some(Command::List) => print!("{}", scenarios::sweep::list()),
+        Some(Command::Sweep(args)) => std::process::exit(scenarios::sweep::sweep(&args)),
+        Some(Command::Replay(args)) => std::process::exit(scenarios::sweep::replay(&args)),
         Some(Command::Assign(args)) => std::process::exit(scenarios::assign_cli::run(&args)),
         Some(Command::Script(args)) => std::process::exit(scenarios::script_cli::run(&args)),
         Some(Command::Run(args)) => std::process::exit(scenarios::run_cli::run(&args)),

@@ -10,6 +10,8 @@ use sim::runner::{RunOutcome, run};
 use sim::swarm::SwarmOptions;
 
 use crate::catalogue::Scenario;
+use crate::catalogue::check::View;
+use crate::summary::Summary;
 
 /// One run of a scenario.
 #[derive(Debug, Clone)]
@@ -22,6 +24,10 @@ pub struct ScenarioRun {
     pub violations: Vec<Violation>,
     /// Trace hashes of a determinism check (first run, second run).
     pub determinism: Option<(String, String)>,
+    /// The run's snapshot summary.
+    pub summary: Summary,
+    /// When the last fault window ended.
+    pub heal_ms: u64,
 }
 
 /// The command that replays `scenario` with `seed`.
@@ -29,16 +35,18 @@ pub fn replay_command(scenario: &str, seed: u64) -> String {
     format!("cargo run --release -- run {scenario} --seed {seed}")
 }
 
-/// Runs `scenario` with `seed`; `keep_events` keeps the event log (for `--trace`).
+/// Runs `scenario` with `seed` and checks its own expectations. The event log is always kept
+/// (the scenario's check reads it); `keep_log` false drops it from the result afterwards.
 pub fn run_scenario(
     scenario: &Scenario,
     seed: u64,
-    keep_events: bool,
+    keep_log: bool,
 ) -> Result<ScenarioRun, SetupError> {
     let prepared = scenario.prepare(seed);
     let mut options = prepared.options.clone();
-    options.keep_events = keep_events;
-    let outcome = run(prepared.spec, prepared.schedule.clone(), &options)?;
+    options.keep_events = true;
+    let heal_ms = prepared.schedule.heal_ms();
+    let mut outcome = run(prepared.spec, prepared.schedule.clone(), &options)?;
     let mut violations = outcome.violations.clone();
     if violations.is_empty() && scenario.expect.faults_injected {
         let injected: u32 = outcome.faults.values().map(|c| c.injected).sum();
@@ -59,6 +67,23 @@ pub fn run_scenario(
             ));
         }
     }
+    if violations.is_empty() {
+        let view = View {
+            outcome: &outcome,
+            heal_ms,
+        };
+        if let Err(detail) = (scenario.check)(&view) {
+            violations.push(Violation::new(
+                Invariant::Expectation,
+                outcome.sim_ms,
+                format!("{}: {detail}", scenario.name),
+            ));
+        }
+    }
+    let summary = Summary::of(scenario.name, seed, &outcome, heal_ms, &violations);
+    if !keep_log {
+        outcome.log = Vec::new();
+    }
     Ok(ScenarioRun {
         scenario: scenario.name,
         seed,
@@ -66,6 +91,8 @@ pub fn run_scenario(
         outcome,
         violations,
         determinism: None,
+        summary,
+        heal_ms,
     })
 }
 

@@ -12,7 +12,7 @@ use crate::run::{check_determinism, run_scenario};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The scenario's name (`regroup` without arguments lists them).
+    /// The scenario's name (`regroup list` lists them).
     pub scenario: String,
     /// The seed (decimal or 0x-hex); default: the scenario's own.
     #[arg(long)]
@@ -26,6 +26,9 @@ pub struct RunArgs {
     /// Run the seed twice and compare the trace hashes.
     #[arg(long)]
     pub check_determinism: bool,
+    /// Write a self-contained HTML timeline of the run to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 pub fn run(args: &RunArgs) -> i32 {
@@ -35,7 +38,7 @@ pub fn run(args: &RunArgs) -> i32 {
             "regroup run: no scenario named {:?}; known scenarios:",
             args.scenario
         );
-        for s in catalogue::all() {
+        for s in catalogue::all().into_iter().chain(catalogue::demos()) {
             eprintln!("  {}", s.name);
         }
         return 2;
@@ -50,7 +53,7 @@ pub fn run(args: &RunArgs) -> i32 {
             }
         },
     };
-    let keep = args.trace.is_some();
+    let keep = args.trace.is_some() || args.html.is_some();
     let result = if args.check_determinism {
         check_determinism(&scenario, seed, keep)
     } else {
@@ -73,6 +76,12 @@ pub fn run(args: &RunArgs) -> i32 {
             eprintln!("regroup run: cannot write {}: {e}", path.display());
             return 2;
         }
+    }
+    if let Some(path) = &args.html
+        && let Err(e) = std::fs::write(path, crate::html::timeline(&report))
+    {
+        eprintln!("regroup run: cannot write {}: {e}", path.display());
+        return 2;
     }
     if args.json {
         println!("{}", report.to_json());

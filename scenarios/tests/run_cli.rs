@@ -187,3 +187,121 @@ fn separate_processes_give_the_same_trace_for_a_seed() {
     };
     assert_eq!(hash("5"), hash("5"));
 }
+
+#[test]
+fn list_shows_the_catalogue() {
+    let out = regroup(&["list"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let names: Vec<&str> = text
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert!(names.len() >= 30, "{text}");
+    assert_eq!(
+        names,
+        scenarios::catalogue::all()
+            .iter()
+            .map(|s| s.name)
+            .collect::<Vec<_>>()
+    );
+    assert!(!names.contains(&"demo-failing-run"));
+}
+
+#[test]
+fn a_sweep_reports_every_seed_and_failures_replay_exactly() {
+    let out = regroup(&[
+        "sweep",
+        "cold-start-classic-static",
+        "--seeds",
+        "1..3",
+        "--jobs",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json(&out);
+    assert_eq!(
+        (v["passed"].as_u64(), v["failed"].as_u64()),
+        (Some(2), Some(0))
+    );
+    let seeds: Vec<u64> = v["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["seed"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seeds, [1, 2]);
+
+    let dir = std::env::temp_dir().join(format!("regroup-sweep-{}", std::process::id()));
+    let out = regroup(&[
+        "sweep",
+        "demo-failing-run",
+        "--seeds",
+        "4..=4",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("FAILED demo-failing-run seed 4: convergence"),
+        "{text}"
+    );
+    assert!(
+        text.contains("replay: cargo run --release -- run demo-failing-run --seed 4"),
+        "{text}"
+    );
+    let file = dir.join("demo-failing-run-seed-4.json");
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(saved["seed"], 4);
+    assert_eq!(saved["violations"][0]["invariant"], "convergence");
+    let out = regroup(&["replay", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!(
+            "replayed exactly: same trace {}",
+            saved["traceHash"].as_str().unwrap()
+        )),
+        "{text}"
+    );
+    assert_eq!(regroup(&["replay", "/no/such/file"]).status.code(), Some(2));
+    assert_eq!(
+        regroup(&["sweep", "cold-start-streams", "--seeds", "5..2"])
+            .status
+            .code(),
+        Some(2)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn html_timeline_has_member_and_broker_lanes_fault_bands_and_the_violation() {
+    let dir = std::env::temp_dir().join(format!("regroup-html-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.html");
+    let out = regroup(&[
+        "run",
+        "broker-heartbeat-lapse",
+        "--html",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let page = std::fs::read_to_string(&path).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>") && page.contains("<svg"));
+    assert!(
+        !page.contains("<script") && !page.contains("src="),
+        "self-contained"
+    );
+    assert!(page.contains(">broker-3</text>"), "broker lane");
+    assert!(page.contains("broker 3 fenced"), "fenced period");
+    assert!(page.contains(">app-0/StreamThread-1</text>"), "member lane");
+    assert!(page.contains(">billing-1/consumer-0</text>"), "member lane");
+    assert!(page.contains("fence-broker on broker-3"), "fault band");
+    let out = regroup(&["run", "demo-failing-run", "--html", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let page = std::fs::read_to_string(&path).unwrap();
+    assert!(page.contains("convergence at 1001 ms"), "violation marker");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -69,8 +69,10 @@ pub enum ProcessCommand {
     },
     /// Close gracefully (commit, leave); the host stays up.
     Stop,
-    /// Start again after a stop (same state directory).
+    /// Start again after a stop (same state directory), or for the first time (dormant).
     Start,
+    /// A streams process asks the group to shut the whole application down.
+    ShutdownApplication,
 }
 
 /// The channel from the driver to a process host (it survives the host's restarts).
@@ -108,6 +110,13 @@ pub enum AdminCommand {
         partitions: i32,
         replication_factor: i16,
     },
+    /// LeaveGroup by instance id (Kafka's `removeMembersFromConsumerGroup`).
+    RemoveStaticMembers {
+        group: String,
+        instance_ids: Vec<String>,
+    },
+    /// A BrokerHeartbeat carrying `broker`'s previous `epoch`, sent to the controller.
+    StaleBrokerHeartbeat { broker: i32, epoch: i64 },
 }
 
 /// A built cluster: the turmoil simulation plus the handles the runner and the invariants use.
@@ -282,7 +291,11 @@ impl Cluster {
         let ready = self.ready.clone();
         let hub = self.hub.clone();
         let brokers = self.bootstrap();
+        let seed = self.seed;
+        let starts = Rc::new(Cell::new(0u64));
         self.sim.host(ADMIN_HOST, move || {
+            starts.set(starts.get() + 1);
+            let rng = seed::rng(seed, &format!("admin/incarnation/{}", starts.get()));
             let (topics, queue, notify, ready, hub, brokers) = (
                 topics.clone(),
                 queue.clone(),
@@ -292,11 +305,15 @@ impl Cluster {
                 brokers.clone(),
             );
             async move {
-                let mut admin = AdminClient::new(TurmoilNet::new(), brokers);
+                let observer = hub.client_observer(ADMIN_HOST);
+                let mut admin = AdminClient::new(TurmoilNet::new(), brokers, rng, observer);
                 if !ready.get() {
                     let names: Vec<String> = topics
                         .iter()
-                        .map(|AdminCommand::CreateTopic { name, .. }| name.clone())
+                        .filter_map(|t| match t {
+                            AdminCommand::CreateTopic { name, .. } => Some(name.clone()),
+                            _ => None,
+                        })
                         .collect();
                     for t in &topics {
                         admin.run(t).await;
@@ -332,6 +349,16 @@ impl Cluster {
         if app.static_membership {
             config = config.with_instance_id(format!("{}-{index}", app.application_id));
         }
+        if app.application_server {
+            config = config.with_application_server(host.clone(), 8080);
+        }
+        if let Some(ms) = app.revocation_latency_ms.get(&index) {
+            config.revocation_latency_ms = *ms;
+        }
+        if let Some(epoch) = app.topology_epochs.get(&index) {
+            config.topology.epoch = *epoch;
+        }
+        let dormant = app.dormant.contains(&index);
         config.max_poll_interval_ms = app.max_poll_interval_ms;
         config.commit_interval_ms = app.commit_interval_ms;
         config.request_timeout_ms = app.request_timeout_ms;
@@ -364,7 +391,8 @@ impl Cluster {
                         observer.clone(),
                     )
                 };
-                let mut process = Some(start(&ctx));
+                // A dormant process waits for its first start; after that, restarts start it at once.
+                let mut process = (!dormant || ctx.incarnations.get() > 0).then(|| start(&ctx));
                 loop {
                     for cmd in ctx.control.drain() {
                         match cmd {
@@ -387,6 +415,11 @@ impl Cluster {
                             ProcessCommand::Start => {
                                 if process.is_none() {
                                     process = Some(start(&ctx));
+                                }
+                            }
+                            ProcessCommand::ShutdownApplication => {
+                                if let Some(p) = &process {
+                                    p.request_shutdown_application();
                                 }
                             }
                         }
@@ -419,8 +452,8 @@ impl Cluster {
                     &topics,
                 )
                 .with_assignors(&group.assignors);
-                if group.static_membership {
-                    c = c.with_instance_id(format!("{}-{index}-{n}", group.group_id));
+                if let Some(id) = group.instance_id(index, n) {
+                    c = c.with_instance_id(id);
                 }
                 c.session_timeout_ms = group.session_timeout_ms;
                 c.heartbeat_interval_ms = group.heartbeat_interval_ms;
@@ -431,6 +464,7 @@ impl Cluster {
                 c
             })
             .collect();
+        let dormant = group.dormant.contains(&index);
         let ctx = ProcessContext {
             host: host.clone(),
             seed: self.seed,
@@ -464,7 +498,7 @@ impl Cluster {
                         })
                         .collect::<Vec<_>>()
                 };
-                let mut consumers = Some(start(&ctx));
+                let mut consumers = (!dormant || ctx.incarnations.get() > 0).then(|| start(&ctx));
                 loop {
                     for cmd in ctx.control.drain() {
                         match cmd {
@@ -493,6 +527,7 @@ impl Cluster {
                                     consumers = Some(start(&ctx));
                                 }
                             }
+                            ProcessCommand::ShutdownApplication => {}
                         }
                     }
                     ctx.control.notify.notified().await;
@@ -582,32 +617,89 @@ impl ProcessContext {
     }
 }
 
-/// CreateTopics through any broker, retried until it succeeds.
+/// The admin host's clients: CreateTopics through any broker (retried until it succeeds), group
+/// administration through Kafka's admin model, and a raw connection to the controller.
 struct AdminClient {
+    net: TurmoilNet,
     brokers: Vec<String>,
     clients: Vec<RpcClient<TurmoilNet>>,
     next: usize,
+    rng: rand_chacha::ChaCha8Rng,
+    observer: Rc<dyn members::Observer>,
 }
 
 impl AdminClient {
-    fn new(net: TurmoilNet, brokers: Vec<String>) -> Self {
+    fn new(
+        net: TurmoilNet,
+        brokers: Vec<String>,
+        rng: rand_chacha::ChaCha8Rng,
+        observer: Rc<dyn members::Observer>,
+    ) -> Self {
         let clients = brokers
             .iter()
             .map(|b| RpcClient::new(net.clone(), b.clone(), "regroup-admin"))
             .collect();
         Self {
+            net,
             brokers,
             clients,
             next: 0,
+            rng,
+            observer,
         }
     }
 
     async fn run(&mut self, command: &AdminCommand) {
-        let AdminCommand::CreateTopic {
-            name,
-            partitions,
-            replication_factor,
-        } = command;
+        match command {
+            AdminCommand::CreateTopic {
+                name,
+                partitions,
+                replication_factor,
+            } => {
+                self.create_topic(name, *partitions, *replication_factor)
+                    .await
+            }
+            AdminCommand::RemoveStaticMembers {
+                group,
+                instance_ids,
+            } => {
+                let admin = members::admin::Admin::new(
+                    self.net.clone(),
+                    self.brokers.clone(),
+                    members::admin::AdminConfig::new("regroup-admin"),
+                    "admin",
+                    &mut self.rng,
+                    self.observer.clone(),
+                );
+                let ids: Vec<&str> = instance_ids.iter().map(String::as_str).collect();
+                match admin.remove_static_members(group, &ids).await {
+                    Ok(r) => tracing::info!(group = %group, result = ?r, "static members removed"),
+                    Err(e) => {
+                        tracing::info!(group = %group, error = %e, "static member removal failed")
+                    }
+                }
+                admin.close();
+            }
+            AdminCommand::StaleBrokerHeartbeat { broker, epoch } => {
+                let controller = RpcClient::new(
+                    self.net.clone(),
+                    format!("{CONTROLLER_HOST}:{CONTROLLER_PORT}"),
+                    "regroup-admin",
+                );
+                let request = protocol::messages::BrokerHeartbeatRequest::default()
+                    .with_broker_id(protocol::messages::BrokerId(*broker))
+                    .with_broker_epoch(*epoch);
+                let result = controller
+                    .call(protocol::Request::BrokerHeartbeat(request), 2, 5_000)
+                    .await;
+                tracing::info!(broker, epoch, result = ?result.map(|r| r.api()), "stale broker heartbeat sent");
+            }
+        }
+    }
+
+    async fn create_topic(&mut self, name: &str, partitions: i32, replication_factor: i16) {
+        let (name, partitions, replication_factor) =
+            (&name.to_string(), &partitions, &replication_factor);
         loop {
             let i = self.next % self.clients.len().max(1);
             let request = CreateTopicsRequest::default()

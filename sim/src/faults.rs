@@ -25,6 +25,8 @@ pub enum HostRef {
     Broker(i32),
     /// The broker leading the `__consumer_offsets` partition of this group when the fault fires.
     CoordinatorOf(String),
+    /// The process running the leader of classic group `group` when the fault fires.
+    ClassicLeaderOf(String),
     /// Process `index` (from 0) of the streams application or classic group `group`.
     Process {
         group: String,
@@ -104,6 +106,26 @@ pub enum FaultKind {
     StopProcess { host: HostRef },
     /// A topic is created through a broker (CreateTopics).
     CreateTopic { name: String, partitions: i32 },
+    /// A dormant process starts (scale-out). Instantaneous.
+    StartProcess { host: HostRef },
+    /// A process closes gracefully for good (scale-in): its members leave and are no longer
+    /// expected when the groups converge. Instantaneous.
+    RemoveProcess { host: HostRef },
+    /// A streams process asks its group to shut the whole application down (Kafka Streams'
+    /// SHUTDOWN_APPLICATION): every member of the group is expected to leave. Instantaneous.
+    ShutdownApplication { host: HostRef },
+    /// The broker begins a controlled shutdown (its leaderships move first) and stops. Heal:
+    /// restart.
+    ControlledShutdown { broker: HostRef },
+    /// The admin client removes static members by instance id (LeaveGroup with member id "").
+    /// Instantaneous.
+    RemoveStaticMembers {
+        group: String,
+        instance_ids: Vec<String>,
+    },
+    /// A late heartbeat of the broker's previous incarnation (its previous broker epoch) reaches
+    /// the controller (sent by the admin host on the old incarnation's behalf). Instantaneous.
+    StaleBrokerHeartbeat { broker: HostRef },
 }
 
 impl FaultKind {
@@ -123,6 +145,12 @@ impl FaultKind {
             FaultKind::FenceBroker { .. } => "fence-broker",
             FaultKind::StopProcess { .. } => "stop-process",
             FaultKind::CreateTopic { .. } => "create-topic",
+            FaultKind::StartProcess { .. } => "start-process",
+            FaultKind::RemoveProcess { .. } => "remove-process",
+            FaultKind::ShutdownApplication { .. } => "shutdown-application",
+            FaultKind::ControlledShutdown { .. } => "controlled-shutdown",
+            FaultKind::RemoveStaticMembers { .. } => "remove-static-members",
+            FaultKind::StaleBrokerHeartbeat { .. } => "stale-broker-heartbeat",
         }
     }
 }

@@ -176,6 +176,8 @@ pub struct ClassicGroup {
     pub generation: i32,
     pub protocol_type: String,
     pub members: Vec<ClassicMember>,
+    /// The leader's member id, per the last record.
+    pub leader: Option<String>,
     /// (log offset, generation, member ids) of past records.
     pub history: VecDeque<(i64, i32, BTreeSet<String>)>,
 }
@@ -375,6 +377,7 @@ impl Model {
 fn apply_group_metadata(g: &mut ClassicGroup, v: &GroupMetadataValue) {
     g.exists = true;
     g.generation = v.generation;
+    g.leader = v.leader.clone();
     g.protocol_type = v.protocol_type.clone();
     g.members = v
         .members

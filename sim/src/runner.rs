@@ -31,6 +31,9 @@ pub struct RunOptions {
     pub convergence_bound_ms: Option<u64>,
     /// The run lasts at least this long (simulated ms) even if the groups converge earlier.
     pub min_duration_ms: u64,
+    /// Members each listed group must have when it converges, instead of what the spec and the
+    /// schedule imply (e.g. a group capped by `group.max.size`).
+    pub expected_members: BTreeMap<String, usize>,
 }
 
 impl RunOptions {
@@ -40,6 +43,7 @@ impl RunOptions {
             keep_events: false,
             convergence_bound_ms: None,
             min_duration_ms: 0,
+            expected_members: BTreeMap::new(),
         }
     }
 }
@@ -139,6 +143,8 @@ struct Driver {
     stalled: BTreeSet<String>,
     stopped: BTreeSet<String>,
     faults: BTreeMap<String, FaultCount>,
+    /// Every broker epoch each broker has run with, oldest first.
+    broker_epochs: BTreeMap<i32, Vec<i64>>,
 }
 
 /// Builds `spec` and runs it under `schedule`.
@@ -150,7 +156,12 @@ pub fn run(
     let bound = options
         .convergence_bound_ms
         .unwrap_or_else(|| default_convergence_bound_ms(&spec));
-    let expectations = expectations(&spec, &schedule);
+    let mut expectations = expectations(&spec, &schedule);
+    for e in &mut expectations {
+        if let Some(n) = options.expected_members.get(e.group()) {
+            e.set_members(*n);
+        }
+    }
     let cluster = Cluster::build(spec, options.seed, options.keep_events)?;
     let mut driver = Driver {
         cluster,
@@ -160,6 +171,7 @@ pub fn run(
         stalled: BTreeSet::new(),
         stopped: BTreeSet::new(),
         faults: BTreeMap::new(),
+        broker_epochs: BTreeMap::new(),
     };
     let mut actions: Vec<(u64, Action)> = Vec::new();
     for (i, w) in driver.schedule.windows.iter().enumerate() {
@@ -210,6 +222,7 @@ pub fn run(
         set_driver_now_ms(now);
         driver.cluster.hub.catch_up(now);
         driver.check_brokers(now, tick);
+        driver.note_broker_epochs();
         if driver.cluster.hub.violation().is_some() {
             break;
         }
@@ -273,12 +286,40 @@ fn expectations(spec: &ClusterSpec, schedule: &FaultSchedule) -> Vec<Expectation
             existing.insert(name.clone());
         }
     }
+    // Processes removed for good, and groups asked to shut down, by the schedule.
+    let mut removed: BTreeSet<String> = BTreeSet::new();
+    let mut shut_down: BTreeSet<String> = BTreeSet::new();
+    for w in &schedule.windows {
+        match &w.kind {
+            FaultKind::RemoveProcess {
+                host: HostRef::Process { group, index },
+            } => {
+                removed.insert(process_host(group, *index));
+            }
+            FaultKind::ShutdownApplication {
+                host: HostRef::Process { group, .. },
+            } => {
+                shut_down.insert(group.clone());
+            }
+            _ => {}
+        }
+    }
+    let remaining = |group: &str, processes: usize| {
+        (0..processes)
+            .filter(|i| !removed.contains(&process_host(group, *i)))
+            .count()
+    };
     let mut e = Vec::new();
     for a in spec.streams_apps.iter().filter(|a| a.processes > 0) {
+        let members = if shut_down.contains(&a.application_id) {
+            0
+        } else {
+            remaining(&a.application_id, a.processes) * a.threads
+        };
         e.push(Expectation::Streams {
             group: a.application_id.clone(),
             num_standby_replicas: a.num_standby_replicas,
-            members: a.members(),
+            members,
         });
     }
     for g in spec.classic_groups.iter().filter(|g| g.processes > 0) {
@@ -291,7 +332,7 @@ fn expectations(spec: &ClusterSpec, schedule: &FaultSchedule) -> Vec<Expectation
                 .filter(|t| existing.contains(*t))
                 .cloned()
                 .collect(),
-            members: g.members(),
+            members: remaining(&g.group_id, g.processes) * g.consumers_per_process,
         });
     }
     e
@@ -315,6 +356,19 @@ impl Driver {
             HostRef::Controller => known(CONTROLLER_HOST.to_string()),
             HostRef::Broker(id) => known(broker_host(*id)),
             HostRef::Process { group, index } => known(process_host(group, *index)),
+            HostRef::ClassicLeaderOf(group) => {
+                let host = self.cluster.hub.with_state(|model, checker| {
+                    let leader = model.classic.get(group)?.leader.clone()?;
+                    checker
+                        .live_clients()
+                        .find(|(_, c)| c.member_id == leader)
+                        .map(|(_, c)| c.host.clone())
+                });
+                match host {
+                    Some(h) => known(h),
+                    None => Err(format!("group {group} has no running leader now")),
+                }
+            }
             HostRef::CoordinatorOf(group) => match self.cluster.coordinator_of(group) {
                 Some(id) => known(broker_host(id)),
                 None => Err(format!("group {group} has no coordinator now")),
@@ -527,6 +581,81 @@ impl Driver {
                 });
                 Ok(vec![ADMIN_HOST.to_string()])
             }
+            FaultKind::StartProcess { host } => {
+                let h = self.resolve(host)?;
+                self.process(&h[0])?.send(ProcessCommand::Start);
+                Ok(h)
+            }
+            FaultKind::RemoveProcess { host } => {
+                let h = self.resolve(host)?;
+                self.process(&h[0])?.send(ProcessCommand::Stop);
+                Ok(h)
+            }
+            FaultKind::ShutdownApplication { host } => {
+                let h = self.resolve(host)?;
+                self.process(&h[0])?
+                    .send(ProcessCommand::ShutdownApplication);
+                Ok(h)
+            }
+            FaultKind::ControlledShutdown { broker } => {
+                let h = self.resolve(broker)?;
+                let id: i32 = h[0]
+                    .strip_prefix("broker-")
+                    .and_then(|i| i.parse().ok())
+                    .ok_or_else(|| format!("{} is not a broker", h[0]))?;
+                if self.down.contains(&h[0]) {
+                    return Err(format!("{} is already down", h[0]));
+                }
+                let handle = self.cluster.brokers.borrow().get(&id).cloned();
+                let handle = handle.ok_or_else(|| format!("{} is not running", h[0]))?;
+                handle.begin_controlled_shutdown();
+                // The broker stops by itself once the controller lets it; the heal restarts it.
+                self.down.insert(h[0].clone());
+                Ok(h)
+            }
+            FaultKind::RemoveStaticMembers {
+                group,
+                instance_ids,
+            } => {
+                self.cluster
+                    .admin_command(AdminCommand::RemoveStaticMembers {
+                        group: group.clone(),
+                        instance_ids: instance_ids.clone(),
+                    });
+                Ok(vec![ADMIN_HOST.to_string()])
+            }
+            FaultKind::StaleBrokerHeartbeat { broker } => {
+                let h = self.resolve(broker)?;
+                let id: i32 = h[0]
+                    .strip_prefix("broker-")
+                    .and_then(|i| i.parse().ok())
+                    .ok_or_else(|| format!("{} is not a broker", h[0]))?;
+                let epochs = self.broker_epochs.get(&id).cloned().unwrap_or_default();
+                if epochs.len() < 2 {
+                    return Err(format!("{} has not re-registered yet", h[0]));
+                }
+                self.cluster
+                    .admin_command(AdminCommand::StaleBrokerHeartbeat {
+                        broker: id,
+                        epoch: epochs[epochs.len() - 2],
+                    });
+                Ok(vec![h[0].clone(), ADMIN_HOST.to_string()])
+            }
+        }
+    }
+
+    /// Remembers every broker epoch the running brokers have registered with.
+    fn note_broker_epochs(&mut self) {
+        let brokers = self.cluster.brokers.borrow();
+        for (id, handle) in brokers.iter() {
+            let epoch = handle.broker_epoch();
+            if epoch < 0 {
+                continue;
+            }
+            let seen = self.broker_epochs.entry(*id).or_default();
+            if seen.last() != Some(&epoch) {
+                seen.push(epoch);
+            }
         }
     }
 
@@ -621,7 +750,19 @@ impl Driver {
                 }
                 self.stopped.remove(&hosts[0]);
             }
-            FaultKind::CreateTopic { .. } => {}
+            FaultKind::ControlledShutdown { .. } => {
+                self.cluster
+                    .brokers
+                    .borrow_mut()
+                    .retain(|id, _| broker_host(*id) != hosts[0]);
+                self.restart(&hosts[0]);
+            }
+            FaultKind::CreateTopic { .. }
+            | FaultKind::StartProcess { .. }
+            | FaultKind::RemoveProcess { .. }
+            | FaultKind::ShutdownApplication { .. }
+            | FaultKind::RemoveStaticMembers { .. }
+            | FaultKind::StaleBrokerHeartbeat { .. } => {}
         }
         tracing::info!(window = i, fault = name, hosts = ?hosts, "fault healed");
         self.count(name).healed += 1;

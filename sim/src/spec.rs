@@ -52,6 +52,15 @@ pub struct StreamsAppSpec {
     pub commit_interval_ms: u64,
     /// `request.timeout.ms` of the clients.
     pub request_timeout_ms: u64,
+    /// Processes (by index) that do not start with the cluster: a `start-process` fault starts
+    /// them (scale-out).
+    pub dormant: Vec<usize>,
+    /// Per process index: how long its revocation callback takes (default 0).
+    pub revocation_latency_ms: BTreeMap<usize, u64>,
+    /// Per process index: the topology epoch it sends instead of the topology's own.
+    pub topology_epochs: BTreeMap<usize, i32>,
+    /// Every process advertises an IQ endpoint (`application.server` = `<host>:8080`).
+    pub application_server: bool,
 }
 
 impl StreamsAppSpec {
@@ -76,7 +85,17 @@ impl StreamsAppSpec {
             max_poll_interval_ms: 20_000,
             commit_interval_ms: 5_000,
             request_timeout_ms: 5_000,
+            dormant: Vec::new(),
+            revocation_latency_ms: BTreeMap::new(),
+            topology_epochs: BTreeMap::new(),
+            application_server: false,
         }
+    }
+
+    /// Processes `indexes` start only when a `start-process` fault starts them.
+    pub fn with_dormant(mut self, indexes: impl IntoIterator<Item = usize>) -> Self {
+        self.dormant.extend(indexes);
+        self
     }
 
     pub fn with_standbys(mut self, n: i32) -> Self {
@@ -111,6 +130,12 @@ pub struct ClassicGroupSpec {
     pub max_poll_interval_ms: i32,
     pub auto_commit_interval_ms: u64,
     pub request_timeout_ms: u64,
+    /// Processes (by index) that start only when a `start-process` fault starts them.
+    pub dormant: Vec<usize>,
+    /// With static membership: only these processes' consumers are static (`None`: all).
+    pub static_processes: Option<Vec<usize>>,
+    /// Process `a` (key) reuses the instance ids of process `b` (value): duplicate instance ids.
+    pub instance_ids_of: BTreeMap<usize, usize>,
 }
 
 impl ClassicGroupSpec {
@@ -134,7 +159,27 @@ impl ClassicGroupSpec {
             max_poll_interval_ms: 20_000,
             auto_commit_interval_ms: 2_000,
             request_timeout_ms: 5_000,
+            dormant: Vec::new(),
+            static_processes: None,
+            instance_ids_of: BTreeMap::new(),
         }
+    }
+
+    /// Processes `indexes` start only when a `start-process` fault starts them.
+    pub fn with_dormant(mut self, indexes: impl IntoIterator<Item = usize>) -> Self {
+        self.dormant.extend(indexes);
+        self
+    }
+
+    /// The instance id of consumer `n` of process `index`, if it is static.
+    pub fn instance_id(&self, index: usize, n: usize) -> Option<String> {
+        let is_static = self.static_membership
+            && self
+                .static_processes
+                .as_ref()
+                .is_none_or(|p| p.contains(&index));
+        let owner = self.instance_ids_of.get(&index).copied().unwrap_or(index);
+        is_static.then(|| format!("{}-{owner}-{n}", self.group_id))
     }
 
     pub fn with_static_membership(mut self) -> Self {

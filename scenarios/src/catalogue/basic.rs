@@ -3,6 +3,7 @@
 use members::streams::topology::{InternalTopic, Subtopology, Topology};
 use sim::spec::{ClassicGroupSpec, ClusterSpec, StreamsAppSpec};
 
+use super::check::{View, ensure, host};
 use super::{Expect, Faults, Scenario};
 
 /// A word-count-like topology: a stateless subtopology feeding a stateful one through a
@@ -29,17 +30,18 @@ pub fn scenarios() -> Vec<Scenario> {
     vec![
         Scenario {
             name: "cold-start-streams",
-            description: "a streams application (3 processes x 2 threads, one standby) forms its \
-                          group on a 3-broker cluster; no faults",
+            description: "a streams application (4 processes x 2 threads, 2 subtopologies, one \
+                          standby) forms its group on a 3-broker cluster; no faults",
             default_seed: 1,
             cluster: || {
                 ClusterSpec::default().with_topic("input", 6).with_streams(
-                    StreamsAppSpec::new("wordcount", two_stage_topology("wordcount"), 3, 2)
+                    StreamsAppSpec::new("wordcount", two_stage_topology("wordcount"), 4, 2)
                         .with_standbys(1),
                 )
             },
             faults: Faults::None,
             expect: Expect::default(),
+            check: cold_start_streams,
         },
         Scenario {
             name: "cold-start-classic-static",
@@ -53,22 +55,74 @@ pub fn scenarios() -> Vec<Scenario> {
             },
             faults: Faults::None,
             expect: Expect::default(),
-        },
-        Scenario {
-            name: "demo-failing-run",
-            description: "deliberately fails: a 1 s convergence bound no cluster meets (shows \
-                          what a failure report and its replay command look like)",
-            default_seed: 1,
-            cluster: || {
-                ClusterSpec::default()
-                    .with_topic("orders", 2)
-                    .with_classic(ClassicGroupSpec::new("billing", &["orders"], 1, 1))
-            },
-            faults: Faults::None,
-            expect: Expect {
-                convergence_bound_ms: Some(1_000),
-                ..Expect::default()
-            },
+            check: cold_start_classic,
         },
     ]
+}
+
+/// Demonstrations outside the catalogue.
+pub fn demos() -> Vec<Scenario> {
+    vec![Scenario {
+        name: "demo-failing-run",
+        description: "deliberately fails: a 1 s convergence bound no cluster meets (shows \
+                          what a failure report and its replay command look like)",
+        default_seed: 1,
+        cluster: || {
+            ClusterSpec::default()
+                .with_topic("orders", 2)
+                .with_classic(ClassicGroupSpec::new("billing", &["orders"], 1, 1))
+        },
+        faults: Faults::None,
+        expect: Expect {
+            convergence_bound_ms: Some(1_000),
+            ..Expect::default()
+        },
+        check: |_| Ok(()),
+    }]
+}
+
+/// 8 members over 4 processes; both subtopologies' 6 tasks run once, each member has 1 or 2 of
+/// the 12; the stateful subtopology's 6 tasks have one standby each; nobody was fenced.
+fn cold_start_streams(v: &View) -> Result<(), String> {
+    let g = v.group("wordcount")?;
+    ensure(g.members.len() == 8, || {
+        format!("{} members", g.members.len())
+    })?;
+    let active: usize = g.members.iter().map(|m| m.active_tasks.len()).sum();
+    let standby: usize = g.members.iter().map(|m| m.standby_tasks.len()).sum();
+    ensure(active == 12 && standby == 6, || {
+        format!("{active} active and {standby} standby tasks, 12 and 6 expected")
+    })?;
+    for m in &g.members {
+        ensure((1..=2).contains(&m.active_tasks.len()), || {
+            format!("member {} has {:?}", m.member_id, m.active_tasks)
+        })?;
+    }
+    for i in 0..4 {
+        ensure(
+            !v.process_owned_final("wordcount", &host("wordcount", i))?
+                .is_empty(),
+            || format!("process {i} owns no task"),
+        )?;
+    }
+    ensure(v.fencings("").is_empty(), || {
+        format!("fencings: {:?}", v.fencings(""))
+    })
+}
+
+/// Four static members with their instance ids, two of the 8 partitions each, all from the
+/// first generation: the initial rebalance delay gathers every member into one rebalance.
+fn cold_start_classic(v: &View) -> Result<(), String> {
+    let g = v.group("billing")?;
+    ensure(g.members.len() == 4, || {
+        format!("{} members", g.members.len())
+    })?;
+    for m in &g.members {
+        ensure(m.instance_id.is_some() && m.partitions.len() == 2, || {
+            format!("member {:?} owns {:?}", m.instance_id, m.partitions)
+        })?;
+    }
+    ensure(g.epoch == 1, || {
+        format!("generation {}, 1 expected", g.epoch)
+    })
 }

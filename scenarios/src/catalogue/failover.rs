@@ -4,6 +4,11 @@ use sim::faults::{FaultKind, FaultWindow, HostRef};
 use sim::spec::{ClassicGroupSpec, ClusterSpec, StreamsAppSpec};
 
 use super::basic::stateful_topology;
+use coordinator::events::{EventKind as ClusterKind, FenceReason};
+use members::observer::EventKind as ClientKind;
+use protocol::ErrorCode;
+
+use super::check::{View, ensure};
 use super::{Expect, Faults, Scenario};
 
 fn streams_cluster() -> ClusterSpec {
@@ -39,6 +44,7 @@ pub fn scenarios() -> Vec<Scenario> {
                 ]
             }),
             expect: injected(),
+            check: coordinator_moved,
         },
         Scenario {
             name: "fenced-coordinator-streams",
@@ -58,6 +64,7 @@ pub fn scenarios() -> Vec<Scenario> {
                 ]
             }),
             expect: injected(),
+            check: fenced_coordinator,
         },
         Scenario {
             name: "zombie-process-streams",
@@ -77,6 +84,7 @@ pub fn scenarios() -> Vec<Scenario> {
                 ]
             }),
             expect: injected(),
+            check: zombie_fenced,
         },
         Scenario {
             name: "stalled-heartbeats-streams",
@@ -97,6 +105,7 @@ pub fn scenarios() -> Vec<Scenario> {
                 ]
             }),
             expect: injected(),
+            check: stalled_streams,
         },
         Scenario {
             name: "stalled-heartbeats-classic",
@@ -121,6 +130,7 @@ pub fn scenarios() -> Vec<Scenario> {
                 ]
             }),
             expect: injected(),
+            check: stalled_classic,
         },
         Scenario {
             name: "controller-crash",
@@ -139,7 +149,12 @@ pub fn scenarios() -> Vec<Scenario> {
                     .lasting(15_000),
                 ]
             }),
-            expect: injected(),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 40_000,
+                ..Expect::default()
+            },
+            check: controller_back,
         },
         Scenario {
             name: "silent-coordinator-death",
@@ -159,6 +174,7 @@ pub fn scenarios() -> Vec<Scenario> {
                 ]
             }),
             expect: injected(),
+            check: silent_death,
         },
         Scenario {
             name: "topic-created-mid-run",
@@ -195,6 +211,151 @@ pub fn scenarios() -> Vec<Scenario> {
                 ]
             }),
             expect: injected(),
+            check: topic_created,
         },
     ]
+}
+
+fn broker_id(host: &str) -> i32 {
+    host.strip_prefix("broker-")
+        .and_then(|i| i.parse().ok())
+        .unwrap_or(-1)
+}
+
+/// Another broker loaded the group's offsets partition after `fault` hit its coordinator.
+fn loaded_elsewhere(v: &View, fault: &str, group: &str) -> Result<(), String> {
+    let (at, hosts) = v.injected(fault)?;
+    let old = broker_id(&hosts[0]);
+    let partition = coordinator::broker::placement::partition_for(group, 3);
+    let moved = v.cluster_events().any(|(t, node, k)| {
+        t >= at
+            && node != old
+            && matches!(k, ClusterKind::CoordinatorLoaded { partition: p, .. } if *p == partition)
+    });
+    ensure(moved, || {
+        format!("no broker but {old} loaded {group}'s coordinator after the {fault}")
+    })
+}
+
+fn coordinator_moved(v: &View) -> Result<(), String> {
+    loaded_elsewhere(v, "crash", "app")
+}
+
+/// The controller fences the isolated coordinator by session expiry: its 9 s session runs from
+/// its last heartbeat (at most one 2 s interval before the isolation) and the controller notices
+/// within one scan period (9 s / 8); another broker takes the group over.
+fn fenced_coordinator(v: &View) -> Result<(), String> {
+    let (at, hosts) = v.injected("fence-broker")?;
+    let broker = broker_id(&hosts[0]);
+    let fenced = v
+        .cluster_events()
+        .find(|(_, _, k)| {
+            matches!(k, ClusterKind::BrokerFenced { broker: b, reason: FenceReason::SessionExpired, .. } if *b == broker)
+        })
+        .ok_or("the controller never fenced the isolated coordinator")?;
+    let after = fenced.0 - at;
+    ensure((7_000..=9_000 + 1_125 + 10).contains(&after), || {
+        format!("fenced {after} ms after the isolation")
+    })?;
+    loaded_elsewhere(v, "fence-broker", "app")
+}
+
+/// While paused, other processes take the zombie's tasks over; released, the zombies' commits
+/// are refused (UNKNOWN_MEMBER_ID or STALE_MEMBER_EPOCH) and none of theirs is accepted between
+/// their removal and their rejoin.
+fn zombie_fenced(v: &View) -> Result<(), String> {
+    let (at, hosts) = v.injected("pause")?;
+    let zombie = &hosts[0];
+    let others_acquired = v.log().iter().any(|e| {
+        e.at_ms > at
+            && e.host != *zombie
+            && matches!(&e.kind, sim::event::SimEventKind::Client { kind: ClientKind::TasksAcquired { active, .. }, .. } if !active.is_empty())
+    });
+    ensure(others_acquired, || {
+        "no other process took a task over".into()
+    })?;
+    let rejected = v.commits_rejected(zombie);
+    ensure(
+        rejected
+            .iter()
+            .any(|(_, e)| matches!(e, ErrorCode::UnknownMemberId | ErrorCode::StaleMemberEpoch)),
+        || format!("no zombie commit was refused: {rejected:?}"),
+    )
+}
+
+/// Commits of the stalled members are accepted until the coordinator removes them (10 s
+/// session), then refused.
+fn stalled_streams(v: &View) -> Result<(), String> {
+    let (at, hosts) = v.injected("stall-heartbeats")?;
+    let stalled = &hosts[0];
+    ensure(v.commits_accepted(stalled).iter().any(|t| *t > at), || {
+        "no commit accepted while the heartbeats stalled".into()
+    })?;
+    let rejected = v
+        .commits_rejected(stalled)
+        .into_iter()
+        .find(|(t, e)| {
+            *t > at && matches!(e, ErrorCode::UnknownMemberId | ErrorCode::StaleMemberEpoch)
+        })
+        .ok_or("no commit of a stalled member was rejected")?;
+    ensure(rejected.0 - at >= 10_000, || {
+        format!("rejected {} ms after the stall", rejected.0 - at)
+    })
+}
+
+/// A classic member's commits keep its session alive (Kafka completes the heartbeat on a commit
+/// from a member of the current generation): the generation never changes and nothing is
+/// rejected.
+fn stalled_classic(v: &View) -> Result<(), String> {
+    let (at, hosts) = v.injected("stall-heartbeats")?;
+    let before = v.epoch_at("billing", at);
+    let g = v.group("billing")?;
+    ensure(g.epoch == before, || {
+        format!(
+            "generation {before} before the stall, {} at the end",
+            g.epoch
+        )
+    })?;
+    ensure(v.commits_rejected(&hosts[0]).is_empty(), || {
+        format!("commits refused: {:?}", v.commits_rejected(&hosts[0]))
+    })
+}
+
+/// The restarted controller recovers the brokers from its log: any broker it fences after its
+/// return is unfenced again, and the group keeps all 6 members.
+fn controller_back(v: &View) -> Result<(), String> {
+    let healed = v.healed("crash")?;
+    let mut fenced: std::collections::BTreeSet<i32> = std::collections::BTreeSet::new();
+    for (t, _, k) in v.cluster_events() {
+        if t < healed {
+            continue;
+        }
+        match k {
+            ClusterKind::BrokerFenced { broker, .. } => {
+                fenced.insert(*broker);
+            }
+            ClusterKind::BrokerUnfenced { broker, .. } => {
+                fenced.remove(broker);
+            }
+            _ => {}
+        }
+    }
+    ensure(fenced.is_empty(), || {
+        format!("brokers {fenced:?} stayed fenced")
+    })?;
+    ensure(v.group("app")?.members.len() == 6, || "members lost".into())
+}
+
+fn silent_death(v: &View) -> Result<(), String> {
+    loaded_elsewhere(v, "silent-death", "app")
+}
+
+/// The topic created mid-run ends up assigned.
+fn topic_created(v: &View) -> Result<(), String> {
+    v.injected("create-topic")?;
+    let g = v.group("billing")?;
+    let parts: Vec<&String> = g.members.iter().flat_map(|m| &m.partitions).collect();
+    ensure(parts.iter().any(|p| p.starts_with("refunds-")), || {
+        format!("no refunds partition assigned: {parts:?}")
+    })
 }

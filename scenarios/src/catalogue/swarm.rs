@@ -4,6 +4,7 @@ use sim::spec::{ClassicGroupSpec, ClusterSpec, StreamsAppSpec};
 use sim::swarm::SwarmConfig;
 
 use super::basic::{stateful_topology, two_stage_topology};
+use super::check::{View, ensure};
 use super::{Expect, Faults, Scenario};
 
 fn swarm_expect() -> Expect {
@@ -31,6 +32,7 @@ pub fn scenarios() -> Vec<Scenario> {
                 ..SwarmConfig::default()
             }),
             expect: swarm_expect(),
+            check: every_input_owned_once,
         },
         Scenario {
             name: "swarm-classic-static",
@@ -47,6 +49,7 @@ pub fn scenarios() -> Vec<Scenario> {
                 ..SwarmConfig::default()
             }),
             expect: swarm_expect(),
+            check: every_input_owned_once,
         },
         Scenario {
             name: "swarm-mixed",
@@ -67,6 +70,34 @@ pub fn scenarios() -> Vec<Scenario> {
             },
             faults: Faults::Swarm(SwarmConfig::default),
             expect: swarm_expect(),
+            check: every_input_owned_once,
         },
     ]
+}
+
+/// Under any fault mix, each group ends with every task (partition) owned exactly once by a
+/// member of the final group, and at least one drawn fault actually happened.
+fn every_input_owned_once(v: &View) -> Result<(), String> {
+    let injected: u32 = v.outcome.faults.values().map(|c| c.injected).sum();
+    ensure(injected >= 1, || {
+        format!("no fault injected: {:?}", v.outcome.faults)
+    })?;
+    for g in &v.outcome.groups {
+        let mut owned: Vec<&String> = g
+            .members
+            .iter()
+            .flat_map(|m| m.active_tasks.iter().chain(&m.partitions))
+            .collect();
+        let n = owned.len();
+        owned.sort();
+        owned.dedup();
+        ensure(n == owned.len() && n > 0, || {
+            format!(
+                "group {}: {n} owned items, {} distinct",
+                g.group_id,
+                owned.len()
+            )
+        })?;
+    }
+    Ok(())
 }

@@ -53,6 +53,14 @@ impl Expectation {
             Expectation::Streams { members, .. } | Expectation::Classic { members, .. } => *members,
         }
     }
+
+    pub fn set_members(&mut self, n: usize) {
+        match self {
+            Expectation::Streams { members, .. } | Expectation::Classic { members, .. } => {
+                *members = n
+            }
+        }
+    }
 }
 
 /// Checks every group; `Ok` carries (group, epoch) of each, `Err` the first thing not yet
@@ -78,6 +86,12 @@ pub fn check(
                 e.members()
             ));
         }
+        if e.members() == 0 {
+            // A group expected to end empty (its application shut down): the coordinator must
+            // have no member left.
+            done.push((e.group().to_string(), empty(e, model)?));
+            continue;
+        }
         let epoch = match e {
             Expectation::Streams {
                 group,
@@ -100,6 +114,27 @@ pub fn check(
         done.push((e.group().to_string(), epoch));
     }
     Ok(done)
+}
+
+/// The epoch of a group that must have no member left (-1 if it does not exist).
+fn empty(e: &Expectation, model: &Model) -> Result<i32, String> {
+    let (count, epoch) = match e {
+        Expectation::Streams { group, .. } => match model.streams.get(group).filter(|g| g.exists) {
+            Some(g) => (g.live_members().count(), g.epoch),
+            None => (0, -1),
+        },
+        Expectation::Classic { group, .. } => match model.classic.get(group).filter(|g| g.exists) {
+            Some(g) => (g.members.len(), g.generation),
+            None => (0, -1),
+        },
+    };
+    if count > 0 {
+        return Err(format!(
+            "group {}: {count} members left at the coordinator, none expected",
+            e.group()
+        ));
+    }
+    Ok(epoch)
 }
 
 fn same_members(

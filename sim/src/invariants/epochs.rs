@@ -77,12 +77,17 @@ pub fn check_record(
             key,
             value: Some(v),
         } => {
+            const STATIC_MEMBER_LEFT_EPOCH: i32 = -2;
             if let Some(prev) = model
                 .streams
                 .get(&key.group_id)
                 .and_then(|g| g.members.get(&key.member_id))
                 .and_then(|m| m.assignment.as_ref())
                 && v.member_epoch < prev.member_epoch
+                // A static member that leaves keeps its place with epoch -2
+                // (LEAVE_GROUP_STATIC_MEMBER_EPOCH) until its instance id rejoins under a new
+                // member id or its session expires: Kafka writes exactly that record.
+                && v.member_epoch != STATIC_MEMBER_LEFT_EPOCH
             {
                 return Err(violation(
                     at_ms,

@@ -1,0 +1,277 @@
+//! The KRaft broker lifecycle under the groups: heartbeat lapses and fencing, controlled
+//! shutdown, restarts with new broker epochs, a rolling restart of every broker.
+//!
+//! Kafka's defaults: `broker.session.timeout.ms` 9000, `broker.heartbeat.interval.ms` 2000; the
+//! controller scans for expired sessions every session / 8 = 1125 ms.
+
+use std::collections::BTreeMap;
+
+use coordinator::events::{EventKind as ClusterKind, FenceReason};
+use sim::faults::{FaultKind, FaultWindow, HostRef};
+use sim::spec::{ClassicGroupSpec, ClusterSpec, StreamsAppSpec};
+
+use super::basic::stateful_topology;
+use super::check::{View, ensure, host};
+use super::{Expect, Faults, Scenario};
+
+fn injected() -> Expect {
+    Expect {
+        faults_injected: true,
+        ..Expect::default()
+    }
+}
+
+/// A streams group and a static classic group sharing 3 brokers.
+fn groups() -> ClusterSpec {
+    ClusterSpec::default()
+        .with_topic("input", 6)
+        .with_topic("orders", 6)
+        .with_streams(StreamsAppSpec::new("app", stateful_topology("app"), 2, 2).with_standbys(1))
+        .with_classic(ClassicGroupSpec::new("billing", &["orders"], 2, 1).with_static_membership())
+}
+
+fn broker_id(host: &str) -> i32 {
+    host.trim_start_matches("broker-").parse().unwrap_or(-1)
+}
+
+pub fn scenarios() -> Vec<Scenario> {
+    vec![
+        Scenario {
+            name: "broker-heartbeat-lapse",
+            description: "broker 3 loses the controller for 15 s: it is fenced 9.0-10.125 s \
+                          after its last heartbeat and unfenced with the same epoch when it is \
+                          back",
+            default_seed: 1,
+            cluster: groups,
+            faults: Faults::Schedule(|| {
+                vec![
+                    FaultWindow::at(
+                        15_000,
+                        FaultKind::FenceBroker {
+                            broker: HostRef::Broker(3),
+                        },
+                    )
+                    .lasting(15_000),
+                ]
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 45000,
+                ..Expect::default()
+            },
+            check: heartbeat_lapse,
+        },
+        Scenario {
+            name: "broker-controlled-shutdown",
+            description: "the streams group's coordinator shuts down in a controlled way: its \
+                          offsets partitions move to other brokers before it stops; it restarts \
+                          10 s later",
+            default_seed: 1,
+            cluster: groups,
+            faults: Faults::Schedule(|| {
+                vec![
+                    FaultWindow::at(
+                        15_000,
+                        FaultKind::ControlledShutdown {
+                            broker: HostRef::coordinator_of("app"),
+                        },
+                    )
+                    .lasting(10_000),
+                ]
+            }),
+            expect: injected(),
+            check: controlled_shutdown,
+        },
+        Scenario {
+            name: "broker-restart-epoch",
+            description: "broker 2 crashes and restarts: it registers with a higher broker \
+                          epoch, and a late heartbeat carrying its old epoch gets \
+                          STALE_BROKER_EPOCH",
+            default_seed: 1,
+            cluster: groups,
+            faults: Faults::Schedule(|| {
+                vec![
+                    FaultWindow::at(
+                        15_000,
+                        FaultKind::Crash {
+                            host: HostRef::Broker(2),
+                        },
+                    )
+                    .lasting(3_000),
+                    FaultWindow::at(
+                        40_000,
+                        FaultKind::StaleBrokerHeartbeat {
+                            broker: HostRef::Broker(2),
+                        },
+                    ),
+                ]
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 45000,
+                ..Expect::default()
+            },
+            check: restart_epoch,
+        },
+        Scenario {
+            name: "broker-rolling-restart",
+            description: "every broker crashes and restarts in turn (5 s down, 20 s apart) while \
+                          a streams group and a classic group keep committing",
+            default_seed: 1,
+            cluster: groups,
+            faults: Faults::Schedule(|| {
+                (1..=3)
+                    .map(|b| {
+                        FaultWindow::at(
+                            15_000 + 20_000 * (b as u64 - 1),
+                            FaultKind::Crash {
+                                host: HostRef::Broker(b),
+                            },
+                        )
+                        .lasting(5_000)
+                    })
+                    .collect()
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 85000,
+                ..Expect::default()
+            },
+            check: rolling_restart,
+        },
+    ]
+}
+
+fn heartbeat_lapse(v: &View) -> Result<(), String> {
+    let (at, _) = v.injected("fence-broker")?;
+    let healed = v.healed("fence-broker")?;
+    let (fenced_at, epoch) = v
+        .cluster_events()
+        .find_map(|(t, _, k)| match k {
+            ClusterKind::BrokerFenced {
+                broker: 3,
+                epoch,
+                reason: FenceReason::SessionExpired,
+            } => Some((t, *epoch)),
+            _ => None,
+        })
+        .ok_or("broker 3 was never fenced")?;
+    // The last heartbeat reached the controller at most one interval (2 s) before the cut.
+    let after = fenced_at - at;
+    ensure((9_000 - 2_000..=10_125 + 10).contains(&after), || {
+        format!("fenced {after} ms after the cut")
+    })?;
+    let unfenced = v.cluster_events().any(|(t, _, k)| {
+        t >= healed
+            && matches!(k, ClusterKind::BrokerUnfenced { broker: 3, epoch: e } if *e == epoch)
+    });
+    ensure(unfenced, || {
+        "broker 3 was not unfenced with its epoch".into()
+    })
+}
+
+fn controlled_shutdown(v: &View) -> Result<(), String> {
+    let (at, hosts) = v.injected("controlled-shutdown")?;
+    let broker = broker_id(&hosts[0]);
+    let started = v.cluster_events().any(|(t, _, k)| {
+        t >= at
+            && matches!(k, ClusterKind::ControlledShutdownStarted { broker: b, .. } if *b == broker)
+    });
+    ensure(started, || "no controlled shutdown started".into())?;
+    let stopped = v
+        .cluster_events()
+        .find(|(t, node, k)| *t >= at && *node == broker && matches!(k, ClusterKind::BrokerStopped))
+        .map(|(t, _, _)| t)
+        .ok_or("the broker never stopped")?;
+    // Every offsets partition it led had a new leader before it stopped.
+    let mut led: BTreeMap<i32, i32> = BTreeMap::new();
+    for (t, _, k) in v.cluster_events() {
+        if let ClusterKind::PartitionChanged {
+            topic,
+            partition,
+            leader,
+            ..
+        } = k
+            && topic == "__consumer_offsets"
+        {
+            // Leaders before the shutdown, then changes up to the stop of partitions it led.
+            if t < at || (t <= stopped && led.get(partition) == Some(&broker)) {
+                led.insert(*partition, *leader);
+            }
+        }
+    }
+    let still: Vec<i32> = led
+        .iter()
+        .filter(|(_, l)| **l == broker)
+        .map(|(p, _)| *p)
+        .collect();
+    ensure(still.is_empty(), || {
+        format!("broker {broker} still led offsets partitions {still:?} when it stopped")
+    })?;
+    let partition = coordinator::broker::placement::partition_for("app", 3);
+    let moved = v.cluster_events().any(|(t, node, k)| {
+        t >= at
+            && t <= stopped
+            && node != broker
+            && matches!(k, ClusterKind::CoordinatorLoaded { partition: p, .. } if *p == partition)
+    });
+    ensure(moved, || {
+        "the group's coordinator did not move before the stop".into()
+    })
+}
+
+fn registrations(v: &View, broker: i32) -> Vec<(i64, i64)> {
+    v.cluster_events()
+        .filter_map(|(t, _, k)| match k {
+            ClusterKind::BrokerRegistered {
+                broker: b, epoch, ..
+            } if *b == broker => Some((t, *epoch)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn restart_epoch(v: &View) -> Result<(), String> {
+    v.injected("crash")?;
+    let (stale_at, _) = v.injected("stale-broker-heartbeat")?;
+    let regs = registrations(v, 2);
+    ensure(
+        regs.len() >= 2 && regs.windows(2).all(|w| w[1].1 > w[0].1),
+        || format!("broker 2 registered with {regs:?}"),
+    )?;
+    let old = regs[regs.len() - 2].1;
+    let rejected = v.cluster_events().any(|(t, _, k)| {
+        t >= stale_at
+            && matches!(k, ClusterKind::HeartbeatRejected { broker: 2, epoch, error } if *epoch == old && error == "STALE_BROKER_EPOCH")
+    });
+    ensure(rejected, || {
+        format!("the heartbeat with old epoch {old} was not refused with STALE_BROKER_EPOCH")
+    })
+}
+
+fn rolling_restart(v: &View) -> Result<(), String> {
+    let crashes = v.injections("crash");
+    ensure(crashes.len() == 3, || format!("{} crashes", crashes.len()))?;
+    for b in 1..=3 {
+        let regs = registrations(v, b);
+        ensure(
+            regs.len() >= 2 && regs.windows(2).all(|w| w[1].1 > w[0].1),
+            || format!("broker {b} registered with {regs:?}"),
+        )?;
+    }
+    let last = crashes[2].0;
+    for h in [host("app", 0), host("billing", 0)] {
+        ensure(v.commits_accepted(&h).iter().any(|t| *t > last), || {
+            format!("{h} committed nothing after the last restart")
+        })?;
+        for (at, _) in &crashes {
+            ensure(
+                v.commits_accepted(&h)
+                    .iter()
+                    .any(|t| *t > *at && *t < at + 20_000),
+                || format!("{h} committed nothing within 20 s of the crash at {at}"),
+            )?;
+        }
+    }
+    Ok(())
+}

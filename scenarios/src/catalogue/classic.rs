@@ -1,0 +1,416 @@
+//! Classic consumer groups with static membership (KIP-345): rolling bounces with and without
+//! instance ids, duplicate instance ids, the leader's bounce, admin removal, members away past
+//! their session, coordinator fail-over, mixed groups.
+//!
+//! Every group here is `billing` on `orders` (6 partitions), one consumer per process, 10 s
+//! sessions, 1 s heartbeats; a static consumer's close sends no LeaveGroup (as the Java client).
+
+use coordinator::Record;
+use members::observer::EventKind as ClientKind;
+use protocol::ErrorCode;
+use sim::event::SimEventKind;
+use sim::faults::{FaultKind, FaultWindow, HostRef};
+use sim::spec::{ClassicGroupSpec, ClusterSpec};
+
+use super::check::{View, ensure, host};
+use super::{Expect, Faults, Scenario};
+
+const GROUP: &str = "billing";
+
+fn injected() -> Expect {
+    Expect {
+        faults_injected: true,
+        ..Expect::default()
+    }
+}
+
+fn h(index: usize) -> String {
+    host(GROUP, index)
+}
+
+fn stop(at: u64, index: usize, ms: u64) -> FaultWindow {
+    FaultWindow::at(
+        at,
+        FaultKind::StopProcess {
+            host: HostRef::process(GROUP, index),
+        },
+    )
+    .lasting(ms)
+}
+
+fn group(processes: usize) -> ClassicGroupSpec {
+    ClassicGroupSpec::new(GROUP, &["orders"], processes, 1)
+}
+
+fn cluster(g: ClassicGroupSpec) -> ClusterSpec {
+    ClusterSpec::default()
+        .with_topic("orders", 6)
+        .with_classic(g)
+}
+
+pub fn scenarios() -> Vec<Scenario> {
+    vec![
+        Scenario {
+            name: "classic-static-rolling-bounce",
+            description: "3 static consumers close and restart one after another within their \
+                          session: the generation never changes and each gets its partitions \
+                          back (Kafka's static consumer bounce test)",
+            default_seed: 1,
+            cluster: || cluster(group(3).with_static_membership()),
+            faults: Faults::Schedule(|| {
+                vec![
+                    stop(20_000, 0, 3_000),
+                    stop(30_000, 1, 3_000),
+                    stop(40_000, 2, 3_000),
+                ]
+            }),
+            expect: injected(),
+            check: static_rolling_bounce,
+        },
+        Scenario {
+            name: "classic-dynamic-rolling-bounce",
+            description: "3 dynamic consumers close (LeaveGroup) and restart one after another: \
+                          every close and every return starts a new generation",
+            default_seed: 1,
+            cluster: || cluster(group(3)),
+            faults: Faults::Schedule(|| {
+                vec![
+                    stop(20_000, 0, 5_000),
+                    stop(35_000, 1, 5_000),
+                    stop(50_000, 2, 5_000),
+                ]
+            }),
+            expect: injected(),
+            check: dynamic_rolling_bounce,
+        },
+        Scenario {
+            name: "classic-duplicate-instance-id",
+            description: "a third consumer starts at 20 s with the instance id of the first: the \
+                          newcomer replaces it and the older one is fenced (FENCED_INSTANCE_ID)",
+            default_seed: 1,
+            cluster: || {
+                let mut g = group(3).with_static_membership().with_dormant([2]);
+                g.instance_ids_of.insert(2, 0);
+                cluster(g)
+            },
+            faults: Faults::Schedule(|| {
+                vec![FaultWindow::at(
+                    20_000,
+                    FaultKind::StartProcess {
+                        host: HostRef::process(GROUP, 2),
+                    },
+                )]
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 40000,
+                members: &[(GROUP, 2)],
+                ..Expect::default()
+            },
+            check: duplicate_instance_id,
+        },
+        Scenario {
+            name: "classic-static-leader-bounce",
+            description: "the leader of a static group closes and restarts within its session: \
+                          no rebalance, and its new member id inherits the leadership",
+            default_seed: 1,
+            cluster: || cluster(group(3).with_static_membership()),
+            faults: Faults::Schedule(|| {
+                vec![
+                    FaultWindow::at(
+                        20_000,
+                        FaultKind::StopProcess {
+                            host: HostRef::ClassicLeaderOf(GROUP.into()),
+                        },
+                    )
+                    .lasting(3_000),
+                ]
+            }),
+            expect: injected(),
+            check: leader_bounce,
+        },
+        Scenario {
+            name: "classic-admin-remove-static-member",
+            description: "an admin removes static member billing-1-0 by instance id at 20 s: the \
+                          group rebalances, the consumer hears UNKNOWN_MEMBER_ID and rejoins \
+                          with a new member id",
+            default_seed: 1,
+            cluster: || cluster(group(3).with_static_membership()),
+            faults: Faults::Schedule(|| {
+                vec![FaultWindow::at(
+                    20_000,
+                    FaultKind::RemoveStaticMembers {
+                        group: GROUP.into(),
+                        instance_ids: vec!["billing-1-0".into()],
+                    },
+                )]
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 45000,
+                ..Expect::default()
+            },
+            check: admin_removal,
+        },
+        Scenario {
+            name: "classic-static-member-away",
+            description: "a static consumer closes for 16 s, past its 10 s session: the group \
+                          keeps its generation for the session, then rebalances without it, \
+                          and again when it returns",
+            default_seed: 1,
+            cluster: || cluster(group(3).with_static_membership()),
+            faults: Faults::Schedule(|| vec![stop(20_000, 1, 16_000)]),
+            expect: injected(),
+            check: static_member_away,
+        },
+        Scenario {
+            name: "classic-coordinator-failover",
+            description: "the coordinator of a static group crashes for 12 s: another broker \
+                          loads the group and its members keep their generation and partitions",
+            default_seed: 1,
+            cluster: || cluster(group(3).with_static_membership()),
+            faults: Faults::Schedule(|| {
+                vec![
+                    FaultWindow::at(
+                        20_000,
+                        FaultKind::Crash {
+                            host: HostRef::coordinator_of(GROUP),
+                        },
+                    )
+                    .lasting(12_000),
+                ]
+            }),
+            expect: injected(),
+            check: coordinator_failover,
+        },
+        Scenario {
+            name: "classic-mixed-static-dynamic",
+            description: "two static and two dynamic consumers: a static one restarting within \
+                          its session changes nothing, a dynamic one restarting starts new \
+                          generations",
+            default_seed: 1,
+            cluster: || {
+                let mut g = group(4).with_static_membership();
+                g.static_processes = Some(vec![0, 1]);
+                cluster(g)
+            },
+            faults: Faults::Schedule(|| vec![stop(20_000, 0, 3_000), stop(30_000, 2, 3_000)]),
+            expect: injected(),
+            check: mixed,
+        },
+    ]
+}
+
+/// What process `i`'s consumer owned at `t`.
+fn owned(v: &View, i: usize, t: i64) -> std::collections::BTreeSet<String> {
+    v.process_owned_at(&h(i), t)
+}
+
+fn static_rolling_bounce(v: &View) -> Result<(), String> {
+    let bounces = v.injections("stop-process");
+    ensure(bounces.len() == 3, || format!("{} bounces", bounces.len()))?;
+    let first = bounces[0].0;
+    let generation = v.epoch_at(GROUP, first - 1);
+    let later: Vec<(i64, i32)> = v
+        .generations(GROUP)
+        .into_iter()
+        .filter(|(t, _)| *t >= first)
+        .collect();
+    ensure(
+        later.is_empty() && v.group(GROUP)?.epoch == generation,
+        || format!("generation {generation} before the bounces, then {later:?}"),
+    )?;
+    for i in 0..3 {
+        let before = owned(v, i, first - 1);
+        let after = v.process_owned_final(GROUP, &h(i))?;
+        ensure(before == after && before.len() == 2, || {
+            format!("consumer {i} owned {before:?}, then {after:?}")
+        })?;
+    }
+    Ok(())
+}
+
+fn dynamic_rolling_bounce(v: &View) -> Result<(), String> {
+    let bounces = v.injections("stop-process");
+    ensure(bounces.len() == 3, || format!("{} bounces", bounces.len()))?;
+    for (at, hosts) in &bounces {
+        let before = v.epoch_at(GROUP, at - 1);
+        let gone = v.epoch_at(GROUP, at + 4_900);
+        let back = v.epoch_at(GROUP, at + 14_000);
+        ensure(gone > before && back > gone, || {
+            format!(
+                "bounce of {}: generation {before}, {gone} while away, {back} after",
+                hosts[0]
+            )
+        })?;
+    }
+    Ok(())
+}
+
+fn duplicate_instance_id(v: &View) -> Result<(), String> {
+    let (at, _) = v.injected("start-process")?;
+    let fenced = v.client_events(&h(0)).any(|(t, _, k)| {
+        t >= at
+            && matches!(
+                k,
+                ClientKind::Fenced {
+                    error: ErrorCode::FencedInstanceId,
+                    ..
+                } | ClientKind::Fatal {
+                    error: Some(ErrorCode::FencedInstanceId),
+                    ..
+                }
+            )
+    });
+    ensure(fenced, || "the older consumer was not fenced".into())?;
+    let g = v.group(GROUP)?;
+    let names = v.member_names();
+    let holder = g
+        .members
+        .iter()
+        .find(|m| m.instance_id.as_deref() == Some("billing-0-0"))
+        .ok_or("instance billing-0-0 left the group")?;
+    let client = names.get(&holder.member_id).cloned().unwrap_or_default();
+    ensure(client.starts_with(&format!("{}/", h(2))), || {
+        format!("billing-0-0 is held by {client}")
+    })?;
+    ensure(holder.partitions.len() == 3, || {
+        format!("the newcomer owns {:?}", holder.partitions)
+    })
+}
+
+/// The leader named by the last GroupMetadata record of the group.
+fn leader(v: &View) -> Option<String> {
+    v.log().iter().rev().find_map(|e| match &e.kind {
+        SimEventKind::Record {
+            record:
+                Record::GroupMetadata {
+                    key,
+                    value: Some(g),
+                },
+            ..
+        } if key.group == GROUP => g.leader.clone(),
+        _ => None,
+    })
+}
+
+fn leader_bounce(v: &View) -> Result<(), String> {
+    let (at, hosts) = v.injected("stop-process")?;
+    let bounced = &hosts[0];
+    let generation = v.epoch_at(GROUP, at - 1);
+    ensure(v.group(GROUP)?.epoch == generation, || {
+        format!(
+            "generation {generation} before, {} after",
+            v.group(GROUP).map(|g| g.epoch).unwrap_or(-1)
+        )
+    })?;
+    let leader = leader(v).ok_or("no leader recorded")?;
+    let names = v.member_names();
+    let client = names.get(&leader).cloned().unwrap_or_default();
+    ensure(client.starts_with(&format!("{bounced}/")), || {
+        format!("the leader is {client}, the bounced leader was on {bounced}")
+    })?;
+    let restarted = v
+        .client_events(bounced)
+        .any(|(t, _, k)| t > at && matches!(k, ClientKind::Joined { .. }));
+    ensure(restarted, || "the bounced leader never rejoined".into())
+}
+
+fn admin_removal(v: &View) -> Result<(), String> {
+    let (at, _) = v.injected("remove-static-members")?;
+    let answered = v.client_events("admin").any(|(t, _, k)| {
+        t >= at
+            && matches!(k, ClientKind::ResponseReceived { api: protocol::Api::LeaveGroup, error, .. } if error.is_none_or(|e| e == ErrorCode::None))
+    });
+    ensure(answered, || {
+        "the admin's LeaveGroup was not answered".into()
+    })?;
+    let before = v.epoch_at(GROUP, at - 1);
+    ensure(v.group(GROUP)?.epoch > before, || {
+        format!(
+            "generation {before} before the removal, {} at the end",
+            v.group(GROUP).map(|g| g.epoch).unwrap_or(-1)
+        )
+    })?;
+    let told = v
+        .response_errors(&h(1))
+        .iter()
+        .any(|(t, e)| *t >= at && *e == ErrorCode::UnknownMemberId);
+    ensure(told, || {
+        "the removed consumer never heard UNKNOWN_MEMBER_ID".into()
+    })?;
+    ensure(v.process_owned_final(GROUP, &h(1))?.len() == 2, || {
+        "the removed consumer did not get its share back".into()
+    })
+}
+
+fn static_member_away(v: &View) -> Result<(), String> {
+    let (at, _) = v.injected("stop-process")?;
+    let back = v.healed("stop-process")?;
+    let before = v.epoch_at(GROUP, at - 1);
+    let bump = v
+        .generations(GROUP)
+        .into_iter()
+        .find(|(t, g)| *t >= at && *g > before)
+        .ok_or("the generation never changed")?;
+    ensure(bump.0 >= at + 9_000 && bump.0 < back, || {
+        format!("first new generation {} ms after the close", bump.0 - at)
+    })?;
+    let mut others = owned(v, 0, back - 1);
+    others.extend(owned(v, 2, back - 1));
+    ensure(others.len() == 6, || {
+        format!("while away the others owned {others:?}")
+    })?;
+    ensure(v.group(GROUP)?.epoch > v.epoch_at(GROUP, back - 1), || {
+        "no rebalance after the return".into()
+    })?;
+    ensure(v.process_owned_final(GROUP, &h(1))?.len() == 2, || {
+        "the returning consumer owns no share".into()
+    })
+}
+
+fn coordinator_failover(v: &View) -> Result<(), String> {
+    let (at, hosts) = v.injected("crash")?;
+    let old: i32 = hosts[0].trim_start_matches("broker-").parse().unwrap_or(-1);
+    let partition = coordinator::broker::placement::partition_for(GROUP, 3);
+    let loaded = v.cluster_events().any(|(t, node, k)| {
+        t > at
+            && node != old
+            && matches!(k, coordinator::events::EventKind::CoordinatorLoaded { partition: p, .. } if *p == partition)
+    });
+    ensure(loaded, || "no other broker loaded the group".into())?;
+    let generation = v.epoch_at(GROUP, at - 1);
+    ensure(v.group(GROUP)?.epoch == generation, || {
+        format!(
+            "generation {generation} before the crash, {} at the end",
+            v.group(GROUP).map(|g| g.epoch).unwrap_or(-1)
+        )
+    })?;
+    for i in 0..3 {
+        let before = owned(v, i, at - 1);
+        let after = v.process_owned_final(GROUP, &h(i))?;
+        ensure(before == after, || {
+            format!("consumer {i}: {before:?} then {after:?}")
+        })?;
+    }
+    Ok(())
+}
+
+fn mixed(v: &View) -> Result<(), String> {
+    let bounces = v.injections("stop-process");
+    ensure(bounces.len() == 2, || format!("{} bounces", bounces.len()))?;
+    let (s_at, _) = &bounces[0];
+    let (d_at, _) = &bounces[1];
+    let before = v.epoch_at(GROUP, s_at - 1);
+    ensure(v.epoch_at(GROUP, d_at - 1) == before, || {
+        "the static consumer's restart changed the generation".into()
+    })?;
+    ensure(v.group(GROUP)?.epoch >= before + 2, || {
+        "the dynamic consumer's restart did not rebalance twice".into()
+    })?;
+    let g = v.group(GROUP)?;
+    let statics = g.members.iter().filter(|m| m.instance_id.is_some()).count();
+    ensure(statics == 2 && g.members.len() == 4, || {
+        format!("{statics} static of {} members", g.members.len())
+    })
+}

@@ -1,0 +1,441 @@
+//! Many runs at once: `regroup sweep`, `regroup replay` and the main job (`regroup` without
+//! arguments). One simulation per thread (a simulation is single-threaded and shares nothing
+//! with the others); results come back in job order, so tables and files do not depend on
+//! scheduling. Wall-clock time is measured here, for the tables only — it never reaches a
+//! snapshot, a trace or a decision of the simulation.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::{Value, json};
+
+use crate::catalogue::{self, Scenario};
+use crate::run::{ScenarioRun, replay_command, run_scenario};
+
+/// One finished run.
+#[derive(Debug, Clone)]
+pub struct JobResult {
+    pub scenario: &'static str,
+    pub seed: u64,
+    pub wall_ms: u128,
+    /// The run, or why it could not be set up.
+    pub run: Result<ScenarioRun, String>,
+}
+
+impl JobResult {
+    pub fn passed(&self) -> bool {
+        self.run.as_ref().is_ok_and(ScenarioRun::passed)
+    }
+
+    pub fn sim_ms(&self) -> i64 {
+        self.run.as_ref().map(|r| r.outcome.sim_ms).unwrap_or(0)
+    }
+
+    /// What went wrong, on one line.
+    pub fn failure(&self) -> Option<String> {
+        match &self.run {
+            Err(e) => Some(format!("setup error: {e}")),
+            Ok(r) if !r.passed() => r
+                .violations
+                .first()
+                .map(|v| format!("{} at {} ms: {}", v.invariant.name(), v.at_ms, v.detail)),
+            Ok(_) => None,
+        }
+    }
+}
+
+/// Runs every (scenario, seed) on `threads` threads, ticking `progress` once per finished run.
+pub fn run_jobs(
+    jobs: &[(Scenario, u64)],
+    threads: usize,
+    progress: Option<&ProgressBar>,
+) -> Vec<JobResult> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<JobResult>>> = Mutex::new(vec![None; jobs.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.clamp(1, jobs.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some((scenario, seed)) = jobs.get(i) else {
+                        break;
+                    };
+                    let started = Instant::now();
+                    let run = run_scenario(scenario, *seed, false).map_err(|e| e.to_string());
+                    let result = JobResult {
+                        scenario: scenario.name,
+                        seed: *seed,
+                        wall_ms: started.elapsed().as_millis(),
+                        run,
+                    };
+                    if let Some(p) = progress {
+                        if !result.passed() {
+                            p.println(format!(
+                                "FAILED {} seed {}: {}",
+                                result.scenario,
+                                result.seed,
+                                result.failure().unwrap_or_default()
+                            ));
+                        }
+                        p.inc(1);
+                    }
+                    if let Ok(mut r) = results.lock() {
+                        r[i] = Some(result);
+                    }
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// A progress bar on stderr (hidden when stderr is not a terminal).
+pub fn progress_bar(len: usize) -> ProgressBar {
+    let bar = ProgressBar::new(len as u64);
+    if let Ok(style) = ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs ({eta} left)",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// Per scenario: seeds run, passed, simulated and wall-clock seconds.
+pub fn table(results: &[JobResult]) -> String {
+    let mut rows: Vec<(&str, Vec<&JobResult>)> = Vec::new();
+    for r in results {
+        match rows.iter_mut().find(|(n, _)| *n == r.scenario) {
+            Some((_, v)) => v.push(r),
+            None => rows.push((r.scenario, vec![r])),
+        }
+    }
+    let width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(8).max(8);
+    let mut out = format!(
+        "{:<width$}  {:>5}  {:>6}  {:>10}  {:>9}\n",
+        "scenario", "seeds", "passed", "sim time", "wall time"
+    );
+    let (mut seeds, mut passed, mut sim, mut wall) = (0, 0, 0i64, 0u128);
+    for (name, runs) in &rows {
+        let p = runs.iter().filter(|r| r.passed()).count();
+        let s: i64 = runs.iter().map(|r| r.sim_ms()).sum();
+        let w: u128 = runs.iter().map(|r| r.wall_ms).sum();
+        out.push_str(&format!(
+            "{:<width$}  {:>5}  {:>6}  {:>9.1}s  {:>8.1}s{}\n",
+            name,
+            runs.len(),
+            p,
+            s as f64 / 1000.0,
+            w as f64 / 1000.0,
+            if p == runs.len() { "" } else { "  FAILED" }
+        ));
+        seeds += runs.len();
+        passed += p;
+        sim += s;
+        wall += w;
+    }
+    out.push_str(&format!(
+        "{:<width$}  {:>5}  {:>6}  {:>9.1}s  {:>8.1}s\n",
+        "total",
+        seeds,
+        passed,
+        sim as f64 / 1000.0,
+        wall as f64 / 1000.0
+    ));
+    out
+}
+
+/// The failure file of a failed run: everything `regroup replay` needs, and what to compare.
+pub fn failure_file(result: &JobResult) -> Value {
+    let (trace, violations, swarm) = match &result.run {
+        Ok(r) => (
+            json!(r.outcome.trace_hash),
+            json!(
+                r.violations
+                    .iter()
+                    .map(|v| json!({"invariant": v.invariant.name(), "atMs": v.at_ms, "detail": v.detail}))
+                    .collect::<Vec<_>>()
+            ),
+            r.swarm
+                .as_ref()
+                .map(|s| serde_json::to_value(s).unwrap_or(Value::Null))
+                .unwrap_or(Value::Null),
+        ),
+        Err(e) => (Value::Null, json!([{"invariant": "setup", "detail": e}]), Value::Null),
+    };
+    json!({
+        "scenario": result.scenario,
+        "seed": result.seed,
+        "build": sim::build_info::REVISION,
+        "traceHash": trace,
+        "violations": violations,
+        "swarm": swarm,
+        "replay": replay_command(result.scenario, result.seed),
+    })
+}
+
+/// Writes the failure files of failed runs into `dir`; returns their paths.
+pub fn write_failures(dir: &Path, results: &[JobResult]) -> std::io::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let mut paths = Vec::new();
+    for r in results.iter().filter(|r| !r.passed()) {
+        let path = dir.join(format!("{}-seed-{}.json", r.scenario, r.seed));
+        std::fs::write(&path, format!("{:#}\n", failure_file(r)))?;
+        paths.push(path);
+    }
+    Ok(paths)
+}
+
+/// Parses `A..B` (B excluded), `A..=B` or `N`.
+pub fn parse_seeds(text: &str) -> Option<Vec<u64>> {
+    let seed = |t: &str| sim::seed::parse_seed(t.trim());
+    if let Some((a, b)) = text.split_once("..=") {
+        let (a, b) = (seed(a)?, seed(b)?);
+        return (a <= b).then(|| (a..=b).collect());
+    }
+    if let Some((a, b)) = text.split_once("..") {
+        let (a, b) = (seed(a)?, seed(b)?);
+        return (a < b).then(|| (a..b).collect());
+    }
+    seed(text).map(|s| vec![s])
+}
+
+fn default_threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// The scenario to sweep (or --all).
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    pub scenario: Option<String>,
+    /// Sweep every scenario of the catalogue.
+    #[arg(long)]
+    pub all: bool,
+    /// Seeds: `A..B` (B excluded), `A..=B`, or one seed.
+    #[arg(long)]
+    pub seeds: String,
+    /// Simulations at once (default: the machine's cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Write a failure file per failed seed into DIR (`regroup replay FILE` re-runs it).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// `regroup sweep`: exit 0 if every seed passed, 1 if one failed, 2 on usage errors.
+pub fn sweep(args: &SweepArgs) -> i32 {
+    let scenarios: Vec<Scenario> = if args.all {
+        catalogue::all()
+    } else {
+        let name = args.scenario.clone().unwrap_or_default();
+        match catalogue::find(&name) {
+            Some(s) => vec![s],
+            None => {
+                eprintln!("regroup sweep: no scenario named {name:?} (see `regroup list`)");
+                return 2;
+            }
+        }
+    };
+    let Some(seeds) = parse_seeds(&args.seeds) else {
+        eprintln!(
+            "regroup sweep: --seeds {:?} is not A..B, A..=B or a seed",
+            args.seeds
+        );
+        return 2;
+    };
+    let jobs: Vec<(Scenario, u64)> = scenarios
+        .iter()
+        .flat_map(|s| seeds.iter().map(move |seed| (*s, *seed)))
+        .collect();
+    let bar = progress_bar(jobs.len());
+    let results = run_jobs(&jobs, args.jobs.unwrap_or_else(default_threads), Some(&bar));
+    bar.finish_and_clear();
+    let failed: Vec<&JobResult> = results.iter().filter(|r| !r.passed()).collect();
+    let files = match &args.out {
+        Some(dir) => match write_failures(dir, &results) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("regroup sweep: cannot write into {}: {e}", dir.display());
+                return 2;
+            }
+        },
+        None => Vec::new(),
+    };
+    if args.json {
+        let runs: Vec<Value> = results
+            .iter()
+            .map(|r| {
+                let mut v = failure_file(r);
+                v["passed"] = json!(r.passed());
+                v["simMs"] = json!(r.sim_ms());
+                v["wallMs"] = json!(r.wall_ms as u64);
+                v
+            })
+            .collect();
+        println!(
+            "{}",
+            json!({
+                "runs": runs,
+                "passed": results.len() - failed.len(),
+                "failed": failed.len(),
+                "failureFiles": files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            })
+        );
+    } else {
+        print!("{}", table(&results));
+        for r in &failed {
+            println!(
+                "FAILED {} seed {}: {}\n  replay: {}",
+                r.scenario,
+                r.seed,
+                r.failure().unwrap_or_default(),
+                replay_command(r.scenario, r.seed)
+            );
+        }
+        for f in &files {
+            println!(
+                "failure file: {} (regroup replay {})",
+                f.display(),
+                f.display()
+            );
+        }
+    }
+    if failed.is_empty() { 0 } else { 1 }
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// A failure file written by `regroup sweep --out DIR`.
+    pub file: PathBuf,
+    /// Print the run as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `regroup replay FILE`: re-runs the file's scenario and seed and compares the trace hash.
+/// Exit 0 if the run passes, 1 if it fails (the failure reproduced), 2 on a bad file.
+pub fn replay(args: &ReplayArgs) -> i32 {
+    sim::logging::init();
+    let text = match std::fs::read_to_string(&args.file) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("regroup replay: cannot read {}: {e}", args.file.display());
+            return 2;
+        }
+    };
+    let v: Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("regroup replay: {} is not JSON: {e}", args.file.display());
+            return 2;
+        }
+    };
+    let (Some(name), Some(seed)) = (v["scenario"].as_str(), v["seed"].as_u64()) else {
+        eprintln!("regroup replay: the file needs \"scenario\" and \"seed\"");
+        return 2;
+    };
+    let Some(scenario) = catalogue::find(name) else {
+        eprintln!("regroup replay: no scenario named {name:?} in this build");
+        return 2;
+    };
+    let run = match run_scenario(&scenario, seed, false) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("regroup replay: {name}: setup error: {e}");
+            return 2;
+        }
+    };
+    if args.json {
+        println!("{}", run.to_json());
+    } else {
+        print!("{}", run.summary());
+        match v["traceHash"].as_str() {
+            Some(h) if h == run.outcome.trace_hash => {
+                println!("replayed exactly: same trace {h} as the failure file")
+            }
+            Some(h) => println!(
+                "trace differs from the failure file ({h}, build {}); this build is {}",
+                v["build"].as_str().unwrap_or("?"),
+                sim::build_info::REVISION
+            ),
+            None => {}
+        }
+    }
+    if run.passed() { 0 } else { 1 }
+}
+
+/// The main job: every scenario of the catalogue at seeds 1..=3, in parallel, then the table.
+/// Exit 1 if any run failed.
+pub fn main_job() -> i32 {
+    let jobs: Vec<(Scenario, u64)> = catalogue::all()
+        .into_iter()
+        .flat_map(|s| (1..=3).map(move |seed| (s, seed)))
+        .collect();
+    println!(
+        "regroup {}: {} scenarios at seeds 1..=3 on {} threads",
+        sim::build_info::VERSION,
+        jobs.len() / 3,
+        default_threads()
+    );
+    let bar = progress_bar(jobs.len());
+    let results = run_jobs(&jobs, default_threads(), Some(&bar));
+    bar.finish_and_clear();
+    print!("{}", table(&results));
+    let failed: Vec<&JobResult> = results.iter().filter(|r| !r.passed()).collect();
+    for r in &failed {
+        println!(
+            "FAILED {} seed {}: {}\n  replay: {}",
+            r.scenario,
+            r.seed,
+            r.failure().unwrap_or_default(),
+            replay_command(r.scenario, r.seed)
+        );
+    }
+    if failed.is_empty() {
+        println!("all {} runs passed", results.len());
+        0
+    } else {
+        println!("{} of {} runs failed", failed.len(), results.len());
+        1
+    }
+}
+
+/// `regroup list`: every scenario with its description.
+pub fn list() -> String {
+    let all = catalogue::all();
+    let width = all.iter().map(|s| s.name.len()).max().unwrap_or(8);
+    let mut out = String::new();
+    for s in &all {
+        out.push_str(&format!("{:<width$}  {}\n", s.name, s.description));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_ranges() {
+        assert_eq!(parse_seeds("1..4"), Some(vec![1, 2, 3]));
+        assert_eq!(parse_seeds("1..=3"), Some(vec![1, 2, 3]));
+        assert_eq!(parse_seeds("7"), Some(vec![7]));
+        assert_eq!(parse_seeds("0x10..0x12"), Some(vec![16, 17]));
+        assert_eq!(parse_seeds("4..4"), None);
+        assert_eq!(parse_seeds("a..b"), None);
+    }
+}

@@ -1,0 +1,90 @@
+//! The catalogue, one cargo test per scenario: each runs its scenario at seeds 1, 2 and 3,
+//! requires it to pass (global invariants, the scenario's own check, its faults injected) and
+//! compares the run's summary with the YAML snapshot in `snapshots/<scenario>@seed<N>.snap`.
+//!
+//! CI runs with `INSTA_UPDATE=no`: a changed summary fails the test. Review an intended change
+//! with `cargo insta review` (or `INSTA_UPDATE=always cargo test -p scenarios --test catalogue`
+//! and read the diff).
+
+use scenarios::catalogue;
+use scenarios::run::run_scenario;
+
+fn check(name: &str) {
+    let scenario = catalogue::find(name).unwrap_or_else(|| panic!("no scenario {name}"));
+    for seed in 1..=3 {
+        let run = run_scenario(&scenario, seed, false).expect("setup");
+        assert!(run.passed(), "{}", run.summary());
+        insta::with_settings!({
+            snapshot_path => "../../snapshots",
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_yaml_snapshot!(format!("{name}@seed{seed}"), run.summary);
+        });
+    }
+}
+
+macro_rules! scenarios {
+    ($($test:ident => $name:literal,)*) => {
+        $(
+            #[test]
+            fn $test() {
+                check($name);
+            }
+        )*
+
+        /// Every scenario of the catalogue has its test here, and nothing else does.
+        #[test]
+        fn every_catalogue_scenario_has_a_test() {
+            let tested = [$($name),*];
+            let all: Vec<&str> = catalogue::all().iter().map(|s| s.name).collect();
+            assert_eq!(tested.to_vec(), all);
+        }
+    };
+}
+
+scenarios! {
+    cold_start_streams => "cold-start-streams",
+    cold_start_classic_static => "cold-start-classic-static",
+    streams_scale_out => "streams-scale-out",
+    streams_scale_in => "streams-scale-in",
+    streams_static_rolling_bounce => "streams-static-rolling-bounce",
+    streams_dynamic_rolling_bounce => "streams-dynamic-rolling-bounce",
+    streams_static_member_away => "streams-static-member-away",
+    streams_session_timeout => "streams-session-timeout",
+    streams_rebalance_timeout => "streams-rebalance-timeout",
+    streams_partition_during_revocation => "streams-partition-during-revocation",
+    streams_lost_heartbeat_responses => "streams-lost-heartbeat-responses",
+    streams_coordinator_failover_mid_rebalance => "streams-coordinator-failover-mid-rebalance",
+    streams_standby_promotion => "streams-standby-promotion",
+    streams_missing_source_topic => "streams-missing-source-topic",
+    streams_internal_topics => "streams-internal-topics",
+    streams_shutdown_application => "streams-shutdown-application",
+    streams_iq_endpoints => "streams-iq-endpoints",
+    streams_max_group_size => "streams-max-group-size",
+    streams_stale_topology_epoch => "streams-stale-topology-epoch",
+    streams_200_members => "streams-200-members",
+    classic_static_rolling_bounce => "classic-static-rolling-bounce",
+    classic_dynamic_rolling_bounce => "classic-dynamic-rolling-bounce",
+    classic_duplicate_instance_id => "classic-duplicate-instance-id",
+    classic_static_leader_bounce => "classic-static-leader-bounce",
+    classic_admin_remove_static_member => "classic-admin-remove-static-member",
+    classic_static_member_away => "classic-static-member-away",
+    classic_coordinator_failover => "classic-coordinator-failover",
+    classic_mixed_static_dynamic => "classic-mixed-static-dynamic",
+    broker_heartbeat_lapse => "broker-heartbeat-lapse",
+    broker_controlled_shutdown => "broker-controlled-shutdown",
+    broker_restart_epoch => "broker-restart-epoch",
+    broker_rolling_restart => "broker-rolling-restart",
+    coordinator_crash_streams => "coordinator-crash-streams",
+    fenced_coordinator_streams => "fenced-coordinator-streams",
+    zombie_process_streams => "zombie-process-streams",
+    stalled_heartbeats_streams => "stalled-heartbeats-streams",
+    stalled_heartbeats_classic => "stalled-heartbeats-classic",
+    controller_crash => "controller-crash",
+    silent_coordinator_death => "silent-coordinator-death",
+    topic_created_mid_run => "topic-created-mid-run",
+    swarm_streams => "swarm-streams",
+    swarm_classic_static => "swarm-classic-static",
+    swarm_mixed => "swarm-mixed",
+}
