@@ -56,6 +56,11 @@ impl TopicErrors {
         &mut self.topics[index].2
     }
 
+    /// Makes sure the topic has an entry, even one without partitions (Kafka's `getOrCreateTopic`).
+    pub fn topic(&mut self, name: &str, id: Uuid) {
+        self.slot(name, id);
+    }
+
     pub fn add(&mut self, name: &str, id: Uuid, partition: i32, error: ErrorCode) {
         self.slot(name, id).push((partition, error));
     }
