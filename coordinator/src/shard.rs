@@ -181,9 +181,10 @@ impl Shard {
             | Request::DescribeGroups(_) => {
                 crate::classic::api::handle(self, token, ctx, request, now_ms)
             }
-            Request::OffsetCommit(_) | Request::TxnOffsetCommit(_) | Request::OffsetFetch(_) => {
-                crate::offsets::handle(self, token, ctx, request, now_ms)
-            }
+            Request::OffsetCommit(_)
+            | Request::TxnOffsetCommit(_)
+            | Request::OffsetFetch(_)
+            | Request::OffsetDelete(_) => crate::offsets::handle(self, token, ctx, request, now_ms),
             Request::ListGroups(_) | Request::DeleteGroups(_) => {
                 crate::group_admin::handle(self, token, ctx, request)
             }

@@ -701,3 +701,58 @@ fn offset_fetch_all_and_unknown_group() {
     assert!(r.groups[0].topics.is_empty());
     assert_eq!(r.groups[0].error_code, 0);
 }
+
+/// `OffsetCommitResponse.Builder.addPartitions` creates the topic entry before adding partitions: an
+/// unknown topic (by name, or by id from v10) that names no partition is still answered, with no
+/// partitions; a known topic naming none is not answered at all.
+#[test]
+fn offset_commit_unknown_topic_without_partitions_is_answered_empty() {
+    let mut ctx = with_topics();
+    let request = OffsetCommitRequest::default()
+        .with_group_id(sb("simple").into())
+        .with_generation_id_or_member_epoch(-1)
+        .with_topics(vec![
+            OffsetCommitRequestTopic::default().with_name(sb("missing").into()),
+            OffsetCommitRequestTopic::default().with_name(sb("bar").into()),
+            OffsetCommitRequestTopic::default()
+                .with_name(sb("foo").into())
+                .with_partitions(vec![
+                    OffsetCommitRequestPartition::default()
+                        .with_partition_index(0)
+                        .with_committed_offset(1),
+                ]),
+        ]);
+    let r = ctx.commit(9, request);
+    let shape: Vec<(String, Vec<(i32, i16)>)> = r
+        .topics
+        .iter()
+        .map(|t| {
+            (
+                t.name.to_string(),
+                t.partitions
+                    .iter()
+                    .map(|p| (p.partition_index, p.error_code))
+                    .collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        vec![
+            ("missing".to_string(), vec![]),
+            ("foo".to_string(), vec![(0, 0)])
+        ]
+    );
+
+    let unknown_id = Uuid::from_u64_pair(1, 2);
+    let request = OffsetCommitRequest::default()
+        .with_group_id(sb("simple").into())
+        .with_generation_id_or_member_epoch(-1)
+        .with_topics(vec![
+            OffsetCommitRequestTopic::default().with_topic_id(unknown_id),
+        ]);
+    let r = ctx.commit(10, request);
+    assert_eq!(r.topics.len(), 1);
+    assert_eq!(r.topics[0].topic_id, unknown_id);
+    assert!(r.topics[0].partitions.is_empty());
+}

@@ -2,7 +2,8 @@
 //! `createGroupTombstoneRecordsAndCancelTimers` → `StreamsGroup.cancelTimers`): DeleteGroups, the
 //! periodic expiry of empty groups, and a classic JoinGroup converting an empty streams group. An empty
 //! streams group can still have its initial-rebalance timer: a member joined during the delay and left.
-//! Also the offset expiry of a streams group (only offsets of topics it does not consume expire).
+//! Also the offset expiry of a streams group (only offsets of topics it does not consume expire) and
+//! OffsetDelete on a streams group (only offsets of topics it does not consume can be deleted).
 
 mod streams_common;
 
@@ -192,4 +193,110 @@ fn tombstone_of(topic: &str, partition: i32) -> coordinator::records::Record {
         },
         value: None,
     }
+}
+
+fn offset_delete(
+    h: &mut H,
+    topics: &[(&str, &[i32])],
+) -> (
+    protocol::messages::OffsetDeleteResponse,
+    Vec<coordinator::records::Record>,
+) {
+    use protocol::messages::offset_delete_request::{
+        OffsetDeleteRequestPartition, OffsetDeleteRequestTopic,
+    };
+    let request = protocol::messages::OffsetDeleteRequest::default()
+        .with_group_id(s(GROUP).into())
+        .with_topics(
+            topics
+                .iter()
+                .map(|(name, partitions)| {
+                    OffsetDeleteRequestTopic::default()
+                        .with_name(s(name).into())
+                        .with_partitions(
+                            partitions
+                                .iter()
+                                .map(|p| {
+                                    OffsetDeleteRequestPartition::default().with_partition_index(*p)
+                                })
+                                .collect(),
+                        )
+                })
+                .collect(),
+        );
+    h.version = 0;
+    match h.request(Request::OffsetDelete(request)) {
+        (Response::OffsetDelete(r), records) => (r, records),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// (topic, [(partition, error code)]) of an OffsetDelete response.
+fn offset_delete_answers(
+    r: &protocol::messages::OffsetDeleteResponse,
+) -> Vec<(String, Vec<(i32, i16)>)> {
+    r.topics
+        .iter()
+        .map(|t| {
+            (
+                t.name.to_string(),
+                t.partitions
+                    .iter()
+                    .map(|p| (p.partition_index, p.error_code))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// testStreamsGroupOffsetDeleteWithErrors / testStreamsGroupOffsetDelete: a streams group admits
+/// OffsetDelete in every state; while it has members, the source topics of its topology answer
+/// GROUP_SUBSCRIBED_TO_TOPIC (86) and keep their offsets; once empty it consumes nothing and every offset
+/// can be deleted. The group itself stays.
+#[test]
+fn streams_group_offset_delete_spares_consumed_topics() {
+    let mut h = H::new();
+    h.topics(&[("foo", 2), ("bar", 1)]);
+    h.prepare(&[("m", tt_active(&[("subtopology1", &[0, 1])]))]);
+    let (r, _) = h.hb(join("m", topology(vec![sub("subtopology1", &["foo"])])));
+    assert_eq!(r.member_epoch, 2);
+    let offset = |topic: &str, partition: i32| coordinator::records::Record::OffsetCommit {
+        key: coordinator::records::offsets::OffsetCommitKey {
+            group: GROUP.to_string(),
+            topic: topic.to_string(),
+            partition,
+        },
+        value: Some(coordinator::records::offsets::OffsetCommitValue {
+            offset: 10,
+            leader_epoch: -1,
+            metadata: String::new(),
+            commit_timestamp: 0,
+            expire_timestamp: None,
+            topic_id: uuid::Uuid::nil(),
+        }),
+    };
+    h.setup(vec![offset("foo", 0), offset("bar", 0)]);
+
+    let (r, records) = offset_delete(&mut h, &[("foo", &[0]), ("bar", &[0])]);
+    assert_eq!(r.error_code, 0);
+    assert_eq!(
+        offset_delete_answers(&r),
+        vec![
+            ("foo".to_string(), vec![(0, 86)]),
+            ("bar".to_string(), vec![(0, 0)])
+        ]
+    );
+    assert_eq!(records, vec![tombstone_of("bar", 0)]);
+
+    h.version = 1;
+    let (r, _) = h.hb(hb("m", -1));
+    assert_eq!(r.member_epoch, -1);
+    let (r, records) = offset_delete(&mut h, &[("foo", &[0])]);
+    assert_eq!(r.error_code, 0);
+    assert_eq!(
+        offset_delete_answers(&r),
+        vec![("foo".to_string(), vec![(0, 0)])]
+    );
+    assert_eq!(records, vec![tombstone_of("foo", 0)]);
+    assert!(h.shard.streams.contains(GROUP));
 }

@@ -391,6 +391,11 @@ BY_STRUCT = {
     "ListGroupsResponse.Groups": "listed groups",
     "DeleteGroupsResponse.Results": "one result per group",
     "DeletableGroupResult.ErrorCode": "per-group error code",
+    "OffsetDeleteRequest.Topics": "topics whose offsets to delete",
+    "OffsetDeleteRequestTopic.Partitions": "partitions whose offsets to delete",
+    "OffsetDeleteResponse.ErrorCode": "top-level error code (the group's), 0 when there is none",
+    "OffsetDeleteResponse.Topics": "one result per requested topic",
+    "OffsetDeleteResponseTopic.Partitions": "one result per requested partition",
     "DeletableGroupResult.ErrorMessage": "per-group error detail, or null",
     # FindCoordinator
     "FindCoordinatorRequest.Key": "key to locate the coordinator for (v0-3)",

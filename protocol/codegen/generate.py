@@ -670,6 +670,7 @@ SERVED = [
     ("ApiVersions", "ApiVersions", 0, 5), ("CreateTopics", "CreateTopics", 2, 7),
     ("InitProducerId", "InitProducerId", 0, 5), ("TxnOffsetCommit", "TxnOffsetCommit", 0, 6),
     ("DescribeConfigs", "DescribeConfigs", 1, 4), ("DeleteGroups", "DeleteGroups", 0, 3),
+    ("OffsetDelete", "OffsetDelete", 0, 0),
     ("DescribeCluster", "DescribeCluster", 0, 2), ("BrokerRegistration", "BrokerRegistration", 0, 4),
     ("BrokerHeartbeat", "BrokerHeartbeat", 0, 2),
     ("StreamsGroupHeartbeat", "StreamsGroupHeartbeat", 0, 1),

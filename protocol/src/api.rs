@@ -28,6 +28,7 @@ pub enum Api {
     TxnOffsetCommit,
     DescribeConfigs,
     DeleteGroups,
+    OffsetDelete,
     DescribeCluster,
     BrokerRegistration,
     BrokerHeartbeat,
@@ -57,6 +58,8 @@ const TABLE: &[(Api, i16, &str, i16, i16, i16)] = &[
     (Api::TxnOffsetCommit, 28, "TxnOffsetCommit", 0, 6, 3),
     (Api::DescribeConfigs, 32, "DescribeConfigs", 1, 4, 4),
     (Api::DeleteGroups, 42, "DeleteGroups", 0, 3, 2),
+    // No flexible version: the body never uses the compact encoding.
+    (Api::OffsetDelete, 47, "OffsetDelete", 0, 0, i16::MAX),
     (Api::DescribeCluster, 60, "DescribeCluster", 0, 2, 0),
     (Api::BrokerRegistration, 62, "BrokerRegistration", 0, 4, 0),
     (Api::BrokerHeartbeat, 63, "BrokerHeartbeat", 0, 2, 0),
@@ -88,7 +91,7 @@ const TABLE: &[(Api, i16, &str, i16, i16, i16)] = &[
 
 impl Api {
     /// Every api regroup serves, by api key.
-    pub const ALL: [Api; 25] = [
+    pub const ALL: [Api; 26] = [
         Api::Produce,
         Api::Fetch,
         Api::ListOffsets,
@@ -108,6 +111,7 @@ impl Api {
         Api::TxnOffsetCommit,
         Api::DescribeConfigs,
         Api::DeleteGroups,
+        Api::OffsetDelete,
         Api::DescribeCluster,
         Api::BrokerRegistration,
         Api::BrokerHeartbeat,
@@ -141,7 +145,7 @@ impl Api {
     }
 
     /// First version whose body uses the flexible encoding (compact strings and arrays,
-    /// tagged fields). Every api regroup serves has one.
+    /// tagged fields); `i16::MAX` for an api that has none (OffsetDelete).
     pub const fn first_flexible_version(self) -> i16 {
         self.row().5
     }

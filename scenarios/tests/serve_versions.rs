@@ -192,6 +192,19 @@ fn request(api: Api, version: i16, topic_id: Uuid) -> Request {
         Api::DeleteGroups => DeleteGroupsRequest::default()
             .with_groups_names(vec![GroupId(s("missing"))])
             .into(),
+        // `described` is a consumer group subscribed to `orders`: answered per partition
+        // (GROUP_SUBSCRIBED_TO_TOPIC), not with a top-level error.
+        Api::OffsetDelete => OffsetDeleteRequest::default()
+            .with_group_id(GroupId(s("described")))
+            .with_topics(vec![
+                offset_delete_request::OffsetDeleteRequestTopic::default()
+                    .with_name(orders())
+                    .with_partitions(vec![
+                        offset_delete_request::OffsetDeleteRequestPartition::default()
+                            .with_partition_index(0),
+                    ]),
+            ])
+            .into(),
         Api::DescribeCluster => DescribeClusterRequest::default()
             .with_endpoint_type(1)
             .into(),

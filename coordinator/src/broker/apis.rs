@@ -59,6 +59,7 @@ pub const CLIENT_APIS: &[Api] = &[
     Api::CreateTopics,
     Api::TxnOffsetCommit,
     Api::DeleteGroups,
+    Api::OffsetDelete,
     Api::DescribeCluster,
     Api::StreamsGroupHeartbeat,
     Api::StreamsGroupDescribe,

@@ -5,8 +5,8 @@
 
 use protocol::messages::{
     DeleteGroupsResponse, DescribeGroupsResponse, HeartbeatResponse, JoinGroupResponse,
-    LeaveGroupResponse, ListGroupsResponse, OffsetCommitResponse, OffsetFetchResponse, StrBytes,
-    StreamsGroupDescribeResponse, StreamsGroupHeartbeatResponse,
+    LeaveGroupResponse, ListGroupsResponse, OffsetCommitResponse, OffsetDeleteResponse,
+    OffsetFetchResponse, StrBytes, StreamsGroupDescribeResponse, StreamsGroupHeartbeatResponse,
     StreamsGroupTopologyDescriptionUpdateResponse, SyncGroupResponse, TxnOffsetCommitResponse,
     delete_groups_response::DeletableGroupResult,
     describe_groups_response::DescribedGroup,
@@ -178,6 +178,9 @@ pub fn error_response(request: &Request, version: i16, error: &OperationError) -
             )
             .into(),
         Request::OffsetFetch(r) => offset_fetch_error(r, version, code).into(),
+        // The service's error answer carries only the code, and it replaces the partition errors
+        // `KafkaApis` prepared (`OffsetDeleteResponse.Builder.merge`).
+        Request::OffsetDelete(_) => OffsetDeleteResponse::default().with_error_code(c).into(),
         Request::StreamsGroupHeartbeat(_) => StreamsGroupHeartbeatResponse::default()
             .with_error_code(c)
             .with_error_message(message.as_deref().map(sb))
@@ -306,5 +309,42 @@ mod tests {
             Response::OffsetFetch(r) => assert_eq!(r.error_code, 16),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// OffsetDelete's error answer is the code alone: no topics, whatever the request named.
+    #[test]
+    fn offset_delete_errors_are_top_level_only() {
+        use protocol::messages::OffsetDeleteRequest;
+        use protocol::messages::offset_delete_request::OffsetDeleteRequestTopic;
+        let request = Request::OffsetDelete(
+            OffsetDeleteRequest::default()
+                .with_group_id(sb("g").into())
+                .with_topics(vec![
+                    OffsetDeleteRequestTopic::default().with_name(sb("foo").into()),
+                ]),
+        );
+        let resp = error_response(
+            &request,
+            0,
+            &OperationError::from_runtime(ErrorCode::NotEnoughReplicas),
+        );
+        assert_eq!(
+            resp,
+            Response::OffsetDelete(OffsetDeleteResponse::default().with_error_code(15))
+        );
+        let resp = error_response(&request, 0, &OperationError::not_active());
+        assert_eq!(
+            resp,
+            Response::OffsetDelete(OffsetDeleteResponse::default().with_error_code(15))
+        );
+        let resp = error_response(
+            &request,
+            0,
+            &OperationError::from_runtime(ErrorCode::NotLeaderOrFollower),
+        );
+        assert_eq!(
+            resp,
+            Response::OffsetDelete(OffsetDeleteResponse::default().with_error_code(16))
+        );
     }
 }

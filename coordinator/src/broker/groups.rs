@@ -36,6 +36,7 @@ fn single_group(request: &Request) -> Option<&str> {
         Request::LeaveGroup(r) => r.group_id.as_str(),
         Request::OffsetCommit(r) => r.group_id.as_str(),
         Request::TxnOffsetCommit(r) => r.group_id.as_str(),
+        Request::OffsetDelete(r) => r.group_id.as_str(),
         Request::StreamsGroupHeartbeat(r) => r.group_id.as_str(),
         Request::StreamsGroupTopologyDescriptionUpdate(r) => r.group_id.as_str(),
         _ => return None,
@@ -101,18 +102,19 @@ impl<N: Net> Node<N> {
         }
     }
 
-    /// The checks `GroupCoordinatorService` makes before routing a classic request (so a bad
-    /// request is refused the same way on every broker): an inactive service, an empty group id,
-    /// a JoinGroup session timeout outside the configured bounds.
+    /// The checks `GroupCoordinatorService` makes before routing a classic request or an
+    /// OffsetDelete (so a bad request is refused the same way on every broker): an inactive
+    /// service, an empty group id, a JoinGroup session timeout outside the configured bounds.
     fn precheck(&self, request: &Request, version: i16) -> Option<Response> {
-        let classic = matches!(
+        let checked_before_routing = matches!(
             request,
             Request::JoinGroup(_)
                 | Request::SyncGroup(_)
                 | Request::Heartbeat(_)
                 | Request::LeaveGroup(_)
+                | Request::OffsetDelete(_)
         );
-        if !classic {
+        if !checked_before_routing {
             return None;
         }
         if !self.core.borrow().runtime.started {

@@ -1,7 +1,8 @@
-//! Committed offsets of every group in the shard: OffsetCommit, TxnOffsetCommit and OffsetFetch with the
-//! per-group-type validation rules (through [`crate::shard::Shard::group_validation`]), faithful to Kafka
-//! 4.4's `OffsetMetadataManager` plus the topic checks `KafkaApis` makes before the coordinator sees a
-//! commit (unknown topic ids and names, partitions that do not exist).
+//! Committed offsets of every group in the shard: OffsetCommit, TxnOffsetCommit, OffsetFetch and
+//! OffsetDelete with the per-group-type validation rules (through
+//! [`crate::shard::Shard::group_validation`]), faithful to Kafka 4.4's `OffsetMetadataManager` plus the
+//! topic checks `KafkaApis` makes before the coordinator sees a commit or a deletion (unknown topic ids
+//! and names, partitions that do not exist).
 //!
 //! Transactional offsets are stored as pending until their transaction ends
 //! ([`OffsetStore::end_transaction`]); regroup has no transaction coordinator, so nothing ends them yet.
@@ -13,6 +14,7 @@ pub mod store;
 
 mod commit;
 mod fetch;
+mod offset_delete;
 mod topics;
 mod txn;
 
@@ -27,8 +29,8 @@ use crate::context::RequestContext;
 use crate::records::Record;
 use crate::shard::{Outcome, RequestToken, Shard};
 
-/// Runs one offsets request (OffsetCommit, TxnOffsetCommit, OffsetFetch); other requests produce an empty
-/// outcome.
+/// Runs one offsets request (OffsetCommit, TxnOffsetCommit, OffsetFetch, OffsetDelete); other requests
+/// produce an empty outcome.
 pub(crate) fn handle(
     shard: &mut Shard,
     token: RequestToken,
@@ -41,6 +43,10 @@ pub(crate) fn handle(
         Request::OffsetCommit(r) => commit::commit(shard, token, rctx, r, now_ms, &mut out),
         Request::TxnOffsetCommit(r) => txn::commit(shard, token, rctx, r, now_ms, &mut out),
         Request::OffsetFetch(r) => fetch::fetch(shard, token, rctx, r, &mut out),
+        Request::OffsetDelete(r) => {
+            let response = offset_delete::delete_offsets(shard, r, &mut out.records);
+            out.reply(token, response);
+        }
         _ => {}
     }
     out

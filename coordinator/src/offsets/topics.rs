@@ -56,6 +56,11 @@ impl TopicErrors {
         &mut self.topics[index].2
     }
 
+    /// Makes sure the topic has an entry, even one without partitions (Kafka's `getOrCreateTopic`).
+    pub fn topic(&mut self, name: &str, id: Uuid) {
+        self.slot(name, id);
+    }
+
     pub fn add(&mut self, name: &str, id: Uuid, partition: i32, error: ErrorCode) {
         self.slot(name, id).push((partition, error));
     }
@@ -97,6 +102,8 @@ pub(crate) fn check_topics<'a, P>(
             match image.get_by_id(&sent_id).filter(|_| !sent_id.is_nil()) {
                 Some(t) => t.name.clone(),
                 None => {
+                    // The builder's `getOrCreate` makes the entry even when no partition is named.
+                    errors.topic(sent_name, sent_id);
                     for p in &partitions {
                         errors.add(sent_name, sent_id, p.index, ErrorCode::UnknownTopicId);
                     }
@@ -113,6 +120,7 @@ pub(crate) fn check_topics<'a, P>(
             metadata.map(|t| t.id).unwrap_or(Uuid::nil())
         };
         let Some(metadata) = metadata.filter(|_| !id.is_nil()) else {
+            errors.topic(&name, Uuid::nil());
             for p in &partitions {
                 errors.add(
                     &name,

@@ -31,8 +31,8 @@ pub use kafka_protocol::messages::{
     FetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, HeartbeatRequest,
     HeartbeatResponse, InitProducerIdRequest, InitProducerIdResponse, JoinGroupRequest,
     JoinGroupResponse, LeaveGroupRequest, LeaveGroupResponse, ListGroupsRequest,
-    ListGroupsResponse, MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse,
-    SyncGroupRequest, SyncGroupResponse,
+    ListGroupsResponse, MetadataRequest, MetadataResponse, OffsetDeleteRequest,
+    OffsetDeleteResponse, ProduceRequest, ProduceResponse, SyncGroupRequest, SyncGroupResponse,
 };
 pub use kafka_protocol::messages::{
     broker_registration_request, broker_registration_response, create_topics_request,
@@ -42,7 +42,8 @@ pub use kafka_protocol::messages::{
     find_coordinator_response, heartbeat_request, heartbeat_response, init_producer_id_request,
     init_producer_id_response, join_group_request, join_group_response, leave_group_request,
     leave_group_response, list_groups_request, list_groups_response, metadata_request,
-    metadata_response, produce_request, produce_response, sync_group_request, sync_group_response,
+    metadata_response, offset_delete_request, offset_delete_response, produce_request,
+    produce_response, sync_group_request, sync_group_response,
 };
 
 pub mod api_versions_request;
@@ -113,6 +114,7 @@ macro_rules! for_each_api {
             TxnOffsetCommit => TxnOffsetCommitRequest, TxnOffsetCommitResponse;
             DescribeConfigs => DescribeConfigsRequest, DescribeConfigsResponse;
             DeleteGroups => DeleteGroupsRequest, DeleteGroupsResponse;
+            OffsetDelete => OffsetDeleteRequest, OffsetDeleteResponse;
             DescribeCluster => DescribeClusterRequest, DescribeClusterResponse;
             BrokerRegistration => BrokerRegistrationRequest, BrokerRegistrationResponse;
             BrokerHeartbeat => BrokerHeartbeatRequest, BrokerHeartbeatResponse;

@@ -2761,6 +2761,109 @@ const DELETE_GROUPS_RESPONSE__DELETABLE_GROUP_RESULT: StructSchema = StructSchem
     ],
 };
 
+const OFFSET_DELETE_REQUEST: MessageSchema = MessageSchema {
+    api: Api::OffsetDelete,
+    direction: Direction::Request,
+    name: "OffsetDeleteRequest",
+    versions: v(0, 0),
+    first_flexible: 32767,
+    fields: &[
+        Field::new("GroupId", Type::String, v(0, 0), "group id"),
+        Field::new(
+            "Topics",
+            Type::Array(&Type::Struct(
+                &OFFSET_DELETE_REQUEST__OFFSET_DELETE_REQUEST_TOPIC,
+            )),
+            v(0, 0),
+            "topics whose offsets to delete",
+        ),
+    ],
+};
+
+const OFFSET_DELETE_REQUEST__OFFSET_DELETE_REQUEST_TOPIC: StructSchema = StructSchema {
+    name: "OffsetDeleteRequestTopic",
+    fields: &[
+        Field::new("Name", Type::String, v(0, 0), "name"),
+        Field::new(
+            "Partitions",
+            Type::Array(&Type::Struct(
+                &OFFSET_DELETE_REQUEST__OFFSET_DELETE_REQUEST_PARTITION,
+            )),
+            v(0, 0),
+            "partitions whose offsets to delete",
+        ),
+    ],
+};
+
+const OFFSET_DELETE_REQUEST__OFFSET_DELETE_REQUEST_PARTITION: StructSchema = StructSchema {
+    name: "OffsetDeleteRequestPartition",
+    fields: &[Field::new(
+        "PartitionIndex",
+        Type::Int32,
+        v(0, 0),
+        "partition index",
+    )],
+};
+
+const OFFSET_DELETE_RESPONSE: MessageSchema = MessageSchema {
+    api: Api::OffsetDelete,
+    direction: Direction::Response,
+    name: "OffsetDeleteResponse",
+    versions: v(0, 0),
+    first_flexible: 32767,
+    fields: &[
+        Field::new(
+            "ErrorCode",
+            Type::Int16,
+            v(0, 0),
+            "top-level error code (the group's), 0 when there is none",
+        ),
+        Field::new(
+            "ThrottleTimeMs",
+            Type::Int32,
+            v(0, 0),
+            "time the client is throttled for, in ms",
+        )
+        .ignorable(),
+        Field::new(
+            "Topics",
+            Type::Array(&Type::Struct(
+                &OFFSET_DELETE_RESPONSE__OFFSET_DELETE_RESPONSE_TOPIC,
+            )),
+            v(0, 0),
+            "one result per requested topic",
+        ),
+    ],
+};
+
+const OFFSET_DELETE_RESPONSE__OFFSET_DELETE_RESPONSE_TOPIC: StructSchema = StructSchema {
+    name: "OffsetDeleteResponseTopic",
+    fields: &[
+        Field::new("Name", Type::String, v(0, 0), "name"),
+        Field::new(
+            "Partitions",
+            Type::Array(&Type::Struct(
+                &OFFSET_DELETE_RESPONSE__OFFSET_DELETE_RESPONSE_PARTITION,
+            )),
+            v(0, 0),
+            "one result per requested partition",
+        ),
+    ],
+};
+
+const OFFSET_DELETE_RESPONSE__OFFSET_DELETE_RESPONSE_PARTITION: StructSchema = StructSchema {
+    name: "OffsetDeleteResponsePartition",
+    fields: &[
+        Field::new("PartitionIndex", Type::Int32, v(0, 0), "partition index"),
+        Field::new(
+            "ErrorCode",
+            Type::Int16,
+            v(0, 0),
+            "error code, 0 when there is none",
+        ),
+    ],
+};
+
 const DESCRIBE_CLUSTER_REQUEST: MessageSchema = MessageSchema {
     api: Api::DescribeCluster,
     direction: Direction::Request,
@@ -4104,6 +4207,8 @@ pub(super) const MESSAGES: &[MessageSchema] = &[
     DESCRIBE_CONFIGS_RESPONSE,
     DELETE_GROUPS_REQUEST,
     DELETE_GROUPS_RESPONSE,
+    OFFSET_DELETE_REQUEST,
+    OFFSET_DELETE_RESPONSE,
     DESCRIBE_CLUSTER_REQUEST,
     DESCRIBE_CLUSTER_RESPONSE,
     BROKER_REGISTRATION_REQUEST,

@@ -580,6 +580,19 @@ impl<'s, 'd> Gen<'s, 'd> {
         Ok(())
     }
 
+    /// An admin deletes some of the group's offsets (or of a group that does not exist).
+    fn offset_delete(&mut self) -> Result<(), String> {
+        let group = if self.dice.chance(0.1) {
+            "other"
+        } else {
+            GROUP
+        };
+        let body = super::offset_delete::body(&mut self.dice, group, &self.topics);
+        let step = self.s.request("OffsetDelete", 0, body, "admin")?;
+        self.absorb(&step);
+        Ok(())
+    }
+
     fn invalid(&mut self) -> Result<(), String> {
         let (api, v, body): (&str, i16, Value) = match self.dice.int(0, 8) {
             0 => (
@@ -715,6 +728,7 @@ impl<'s, 'd> Gen<'s, 'd> {
                 3,                                      // time passes
                 3,                                      // invalid request
                 1,                                      // topics change
+                1,                                      // offset delete
             ];
             match self.dice.weighted(&weights) {
                 0 => {
@@ -749,6 +763,7 @@ impl<'s, 'd> Gen<'s, 'd> {
                     self.absorb(&step);
                 }
                 9 => self.invalid()?,
+                11 => self.offset_delete()?,
                 _ => {
                     let t = format!("t{}", self.dice.int(0, 3));
                     let n = self.topics.get(&t).copied().unwrap_or(0) + 1;

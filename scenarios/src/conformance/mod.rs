@@ -17,6 +17,7 @@ pub mod coverage;
 pub mod dice;
 pub mod driver;
 pub mod ids;
+pub mod offset_delete;
 pub mod oracle;
 pub mod regroup_side;
 pub mod session;

@@ -762,6 +762,18 @@ impl<'s, 'd> Gen<'s, 'd> {
         Ok(())
     }
 
+    /// An admin deletes some of the group's offsets (or of a group that does not exist).
+    fn offset_delete(&mut self) -> Result<(), String> {
+        let group = if self.dice.chance(0.1) {
+            "other"
+        } else {
+            GROUP
+        };
+        let body = super::offset_delete::body(&mut self.dice, group, &self.topics);
+        self.s.request("OffsetDelete", 0, body, "admin")?;
+        Ok(())
+    }
+
     fn delete_group_and_redeploy(&mut self) -> Result<(), String> {
         let version = *self.dice.pick(&[0i16, 1, 2]);
         let step = self.s.request(
@@ -884,6 +896,7 @@ impl<'s, 'd> Gen<'s, 'd> {
                 3,                                       // invalid request
                 if online.is_empty() { 1 } else { 0 },   // delete group
                 1,                                       // a silent member wakes up
+                1,                                       // offset delete
             ];
             match self.dice.weighted(&weights) {
                 0 => {
@@ -949,6 +962,7 @@ impl<'s, 'd> Gen<'s, 'd> {
                 }
                 11 => self.invalid()?,
                 12 => self.delete_group_and_redeploy()?,
+                14 => self.offset_delete()?,
                 _ => {
                     let silent: Vec<usize> = (0..self.members.len())
                         .filter(|i| self.members[*i].silent)
