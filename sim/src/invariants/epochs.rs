@@ -222,6 +222,28 @@ mod tests {
         }
     }
 
+    fn member_epoch(epoch: i32) -> Record {
+        Record::StreamsGroupCurrentMemberAssignment {
+            key: coordinator::records::streams::StreamsMemberKey {
+                group_id: "app".into(),
+                member_id: "m1".into(),
+            },
+            value: Some(
+                coordinator::records::streams::StreamsGroupCurrentMemberAssignmentValue {
+                    member_epoch: epoch,
+                    previous_member_epoch: -1,
+                    state: 1,
+                    active_tasks: vec![],
+                    standby_tasks: vec![],
+                    warmup_tasks: vec![],
+                    active_tasks_pending_revocation: vec![],
+                    standby_tasks_pending_revocation: vec![],
+                    warmup_tasks_pending_revocation: vec![],
+                },
+            ),
+        }
+    }
+
     /// Checks then applies, as the harness does.
     fn feed(model: &mut Model, records: &[Record]) -> Result<(), Violation> {
         for (i, r) in records.iter().enumerate() {
@@ -229,6 +251,19 @@ mod tests {
             model.apply(0, i as i64, i as i64, r, 100);
         }
         Ok(())
+    }
+
+    #[test]
+    fn member_epoch_going_back_fires_but_a_static_leave_does_not() {
+        let mut m = Model::default();
+        feed(&mut m, &[group_epoch(5), member_epoch(4), member_epoch(5)]).unwrap();
+        let v = feed(&mut m, &[member_epoch(3)]).unwrap_err();
+        assert_eq!(v.invariant, Invariant::MonotonicEpochs);
+        assert!(v.detail.contains("went from 5 to 3"), "{}", v.detail);
+
+        // Kafka writes epoch -2 for a static member that leaves; it keeps its place.
+        let mut m = Model::default();
+        feed(&mut m, &[group_epoch(5), member_epoch(5), member_epoch(-2)]).unwrap();
     }
 
     #[test]
