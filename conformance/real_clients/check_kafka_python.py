@@ -7,7 +7,10 @@ with the instance id); DescribeGroups shows their instance ids; one commits, clo
 member sends no LeaveGroup) and restarts within the session timeout with the same partitions and
 generation and reads its commits back; a consumer reusing an instance id fences the older one
 (FENCED_INSTANCE_ID); and `KafkaAdminClient.remove_group_members` by instance id (LeaveGroup v5)
-removes a closed static member, after which the group rebalances onto the others.
+removes a closed static member, after which the group rebalances onto the others. Last,
+`KafkaAdminClient.delete_group_offsets` (OffsetDelete v0): refused per partition with
+GROUP_SUBSCRIBED_TO_TOPIC while the group consumes t6, done for a group that only committed, and
+GROUP_ID_NOT_FOUND for an unknown group.
 """
 
 import sys
@@ -211,10 +214,46 @@ def main():
         and all(w.generation is not None and w.generation > generation for w in survivors),
         lambda: [w.describe() for w in survivors],
     )
+    offset_delete(adm)
     b2.close()
     d.close()
     adm.close()
     print("kafka-python: all checks passed")
+
+
+def offset_delete(adm):
+    subscribed = adm.delete_group_offsets(GROUP, [TopicPartition(TOPIC, 0), TopicPartition(TOPIC, 1)])
+    check(
+        "kafka-python: delete_group_offsets on a topic the group consumes is refused per partition "
+        "with GROUP_SUBSCRIBED_TO_TOPIC",
+        sorted((tp.partition, e.__name__) for tp, e in subscribed.items())
+        == [(0, "GroupSubscribedToTopicError"), (1, "GroupSubscribedToTopicError")],
+        lambda: subscribed,
+    )
+    # A group that only commits: no members, no subscription.
+    simple = "py-offsets-only"
+    c = KafkaConsumer(bootstrap_servers=ADDR, group_id=simple, enable_auto_commit=False)
+    try:
+        c.commit({TopicPartition(TOPIC, p): OffsetAndMetadata(40 + p, "", -1) for p in (0, 1)})
+        before = [c.committed(TopicPartition(TOPIC, p)) for p in (0, 1)]
+        deleted = adm.delete_group_offsets(simple, [TopicPartition(TOPIC, 0)])
+        after = [c.committed(TopicPartition(TOPIC, p)) for p in (0, 1)]
+    finally:
+        c.close()
+    check(
+        "kafka-python: delete_group_offsets removes a committed offset of a group without members",
+        before == [40, 41] and deleted == {TopicPartition(TOPIC, 0): Errors.NoError} and after == [None, 41],
+        lambda: f"committed {before}, delete answered {deleted}, committed afterwards {after}",
+    )
+    try:
+        unknown = adm.delete_group_offsets("py-no-such-group", [TopicPartition(TOPIC, 0)])
+    except Errors.GroupIdNotFoundError as e:
+        unknown = e
+    check(
+        "kafka-python: delete_group_offsets of an unknown group fails with GROUP_ID_NOT_FOUND",
+        isinstance(unknown, Errors.GroupIdNotFoundError),
+        lambda: repr(unknown),
+    )
 
 
 if __name__ == "__main__":
