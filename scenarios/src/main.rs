@@ -18,6 +18,8 @@ enum Command {
     Script(scenarios::script_cli::ScriptArgs),
     /// Run a scenario of the catalogue in the simulator (see the README).
     Run(scenarios::run_cli::RunArgs),
+    /// Measure the simulator: simulated seconds per wall second (see the README).
+    Bench(scenarios::bench_cli::BenchArgs),
     /// Run a one-node cluster on real TCP for Kafka clients (see the README).
     Serve(scenarios::serve_cli::ServeArgs),
     /// Inspect the Kafka wire format: sample frames of any api regroup serves, decode frames.
@@ -47,6 +49,7 @@ fn main() {
         Some(Command::Assign(args)) => std::process::exit(scenarios::assign_cli::run(&args)),
         Some(Command::Script(args)) => std::process::exit(scenarios::script_cli::run(&args)),
         Some(Command::Run(args)) => std::process::exit(scenarios::run_cli::run(&args)),
+        Some(Command::Bench(args)) => std::process::exit(scenarios::bench_cli::run(&args)),
         Some(Command::Serve(args)) => std::process::exit(scenarios::serve_cli::run(&args)),
         Some(Command::Wire(args)) => std::process::exit(scenarios::wire_cli::run(args)),
         Some(Command::Conformance(args)) => std::process::exit(scenarios::conformance::run(&args)),

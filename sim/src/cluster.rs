@@ -226,7 +226,8 @@ impl Cluster {
             );
             async move {
                 started.set(crate::net::sim_now_ms());
-                let handle = Rc::new(start_controller(TurmoilNet::new(), config, storage, sink).await?);
+                let handle =
+                    Rc::new(start_controller(TurmoilNet::new(), config, storage, sink).await?);
                 *slot.borrow_mut() = Some(handle.clone());
                 std::future::pending::<()>().await;
                 drop(handle);

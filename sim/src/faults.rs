@@ -30,6 +30,10 @@ pub enum HostRef {
         group: String,
         index: usize,
     },
+    /// Every process of the streams application or classic group `group`.
+    Group(String),
+    /// Every broker.
+    Brokers,
 }
 
 impl HostRef {
@@ -47,9 +51,14 @@ impl HostRef {
     pub fn coordinator_of(group: impl Into<String>) -> Self {
         HostRef::CoordinatorOf(group.into())
     }
+
+    pub fn group(group: impl Into<String>) -> Self {
+        HostRef::Group(group.into())
+    }
 }
 
-/// What goes wrong.
+/// What goes wrong. Faults naming one `host` act on every host it resolves to (a
+/// [`HostRef::Group`] crashes, pauses, ... every process of the group).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(
     rename_all = "camelCase",
@@ -104,6 +113,10 @@ pub enum FaultKind {
     StopProcess { host: HostRef },
     /// A topic is created through a broker (CreateTopics).
     CreateTopic { name: String, partitions: i32 },
+    /// A topic grows to `total` partitions (CreatePartitions at the controller).
+    AddPartitions { topic: String, total: i32 },
+    /// A topic is deleted (DeleteTopics at the controller).
+    DeleteTopic { name: String },
 }
 
 impl FaultKind {
@@ -123,6 +136,8 @@ impl FaultKind {
             FaultKind::FenceBroker { .. } => "fence-broker",
             FaultKind::StopProcess { .. } => "stop-process",
             FaultKind::CreateTopic { .. } => "create-topic",
+            FaultKind::AddPartitions { .. } => "add-partitions",
+            FaultKind::DeleteTopic { .. } => "delete-topic",
         }
     }
 }

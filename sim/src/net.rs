@@ -126,7 +126,8 @@ mod tests {
                     let turmoil_ms = turmoil::sim_elapsed().unwrap().as_millis() as i64;
                     let cached = net.now_ms() - EPOCH_MS;
                     if cached != turmoil_ms {
-                        m.borrow_mut().push(format!("{i}: {cached} != {turmoil_ms}"));
+                        m.borrow_mut()
+                            .push(format!("{i}: {cached} != {turmoil_ms}"));
                     }
                     r.set(r.get() + 1);
                 }

@@ -10,6 +10,8 @@ use crate::cluster::{
     ADMIN_HOST, AdminCommand, CONTROLLER_HOST, Cluster, ProcessCommand, SetupError, broker_host,
     broker_session_timeout_ms, process_host,
 };
+use coordinator::controller::AdminOp;
+
 use crate::event::{FaultEvent, HarnessEvent, SimEvent};
 use crate::faults::{FaultKind, FaultSchedule, HostRef};
 use crate::invariants::convergence::{self, Expectation};
@@ -269,8 +271,14 @@ pub fn run(
 fn expectations(spec: &ClusterSpec, schedule: &FaultSchedule) -> Vec<Expectation> {
     let mut existing: BTreeSet<String> = spec.topics.iter().map(|t| t.name.clone()).collect();
     for w in &schedule.windows {
-        if let FaultKind::CreateTopic { name, .. } = &w.kind {
-            existing.insert(name.clone());
+        match &w.kind {
+            FaultKind::CreateTopic { name, .. } => {
+                existing.insert(name.clone());
+            }
+            FaultKind::DeleteTopic { name } => {
+                existing.remove(name);
+            }
+            _ => {}
         }
     }
     let mut e = Vec::new();
@@ -315,6 +323,23 @@ impl Driver {
             HostRef::Controller => known(CONTROLLER_HOST.to_string()),
             HostRef::Broker(id) => known(broker_host(*id)),
             HostRef::Process { group, index } => known(process_host(group, *index)),
+            HostRef::Group(group) => {
+                let hosts: Vec<String> = self
+                    .cluster
+                    .processes
+                    .values()
+                    .filter(|p| p.group == *group)
+                    .map(|p| p.host.clone())
+                    .collect();
+                if hosts.is_empty() {
+                    Err(format!("group {group} has no processes"))
+                } else {
+                    Ok(hosts)
+                }
+            }
+            HostRef::Brokers => Ok((1..=self.cluster.spec.brokers as i32)
+                .map(broker_host)
+                .collect()),
             HostRef::CoordinatorOf(group) => match self.cluster.coordinator_of(group) {
                 Some(id) => known(broker_host(id)),
                 None => Err(format!("group {group} has no coordinator now")),
@@ -462,62 +487,74 @@ impl Driver {
                 Ok([a, b].concat())
             }
             FaultKind::Isolate { host } => {
-                let h = self.resolve(host)?;
-                for o in self.others(&h[0]) {
-                    self.cluster.sim.partition(h[0].as_str(), o.as_str());
+                let hs = self.resolve(host)?;
+                for h in &hs {
+                    for o in self.others(h) {
+                        self.cluster.sim.partition(h.as_str(), o.as_str());
+                    }
                 }
-                Ok(h)
+                Ok(hs)
             }
-            FaultKind::Crash { host } => {
-                let h = self.resolve(host)?;
-                if self.down.contains(&h[0]) {
-                    return Err(format!("{} is already down", h[0]));
+            FaultKind::Crash { host } | FaultKind::SilentDeath { host } => {
+                let hs = self.resolve(host)?;
+                if let Some(h) = hs.iter().find(|h| self.down.contains(*h)) {
+                    return Err(format!("{h} is already down"));
                 }
-                self.crash(&h[0]);
-                Ok(h)
-            }
-            FaultKind::SilentDeath { host } => {
-                let h = self.resolve(host)?;
-                if self.down.contains(&h[0]) {
-                    return Err(format!("{} is already down", h[0]));
+                for h in &hs {
+                    if matches!(kind, FaultKind::SilentDeath { .. }) {
+                        for o in self.others(h) {
+                            self.cluster.sim.partition(h.as_str(), o.as_str());
+                        }
+                    }
+                    self.crash(h);
                 }
-                for o in self.others(&h[0]) {
-                    self.cluster.sim.partition(h[0].as_str(), o.as_str());
-                }
-                self.crash(&h[0]);
-                Ok(h)
+                Ok(hs)
             }
             FaultKind::Pause { host } => {
-                let h = self.resolve(host)?;
-                for o in self.others(&h[0]) {
-                    self.cluster.sim.hold(h[0].as_str(), o.as_str());
+                let hs = self.resolve(host)?;
+                for h in &hs {
+                    for o in self.others(h) {
+                        self.cluster.sim.hold(h.as_str(), o.as_str());
+                    }
                 }
-                Ok(h)
+                Ok(hs)
             }
             FaultKind::StallHeartbeats { host, thread } => {
-                let h = self.resolve(host)?;
-                let control = self.process(&h[0])?;
-                control.send(ProcessCommand::StallHeartbeats {
-                    thread: *thread,
-                    stalled: true,
-                });
-                self.stalled.insert(h[0].clone());
-                Ok(h)
+                let hs = self.resolve(host)?;
+                let controls = hs
+                    .iter()
+                    .map(|h| self.process(h))
+                    .collect::<Result<Vec<_>, _>>()?;
+                for (h, control) in hs.iter().zip(controls) {
+                    control.send(ProcessCommand::StallHeartbeats {
+                        thread: *thread,
+                        stalled: true,
+                    });
+                    self.stalled.insert(h.clone());
+                }
+                Ok(hs)
             }
             FaultKind::FenceBroker { broker } => {
-                let h = self.resolve(broker)?;
-                if !h[0].starts_with("broker-") {
-                    return Err(format!("{} is not a broker", h[0]));
+                let hs = self.resolve(broker)?;
+                if let Some(h) = hs.iter().find(|h| !h.starts_with("broker-")) {
+                    return Err(format!("{h} is not a broker"));
                 }
-                self.cluster.sim.partition(h[0].as_str(), CONTROLLER_HOST);
-                Ok(h)
+                for h in &hs {
+                    self.cluster.sim.partition(h.as_str(), CONTROLLER_HOST);
+                }
+                Ok(hs)
             }
             FaultKind::StopProcess { host } => {
-                let h = self.resolve(host)?;
-                let control = self.process(&h[0])?;
-                control.send(ProcessCommand::Stop);
-                self.stopped.insert(h[0].clone());
-                Ok(h)
+                let hs = self.resolve(host)?;
+                let controls = hs
+                    .iter()
+                    .map(|h| self.process(h))
+                    .collect::<Result<Vec<_>, _>>()?;
+                for (h, control) in hs.iter().zip(controls) {
+                    control.send(ProcessCommand::Stop);
+                    self.stopped.insert(h.clone());
+                }
+                Ok(hs)
             }
             FaultKind::CreateTopic { name, partitions } => {
                 self.cluster.admin_command(AdminCommand::CreateTopic {
@@ -527,6 +564,26 @@ impl Driver {
                 });
                 Ok(vec![ADMIN_HOST.to_string()])
             }
+            FaultKind::AddPartitions { topic, total } => {
+                self.controller_admin(AdminOp::CreatePartitions {
+                    topic: topic.clone(),
+                    total: *total,
+                })
+            }
+            FaultKind::DeleteTopic { name } => self.controller_admin(AdminOp::DeleteTopic {
+                topic: name.clone(),
+            }),
+        }
+    }
+
+    /// Hands a topic change to the running controller (refused while it is down).
+    fn controller_admin(&self, op: AdminOp) -> Result<Vec<String>, String> {
+        match self.cluster.controller.borrow().as_ref() {
+            Some(c) => {
+                c.submit(op);
+                Ok(vec![CONTROLLER_HOST.to_string()])
+            }
+            None => Err("the controller is down".into()),
         }
     }
 
@@ -585,43 +642,59 @@ impl Driver {
                 }
             }
             FaultKind::Isolate { .. } => {
-                for o in self.others(&hosts[0]) {
-                    self.cluster.sim.repair(hosts[0].as_str(), o.as_str());
+                for h in &hosts {
+                    for o in self.others(h) {
+                        self.cluster.sim.repair(h.as_str(), o.as_str());
+                    }
                 }
             }
             FaultKind::Crash { .. } => {
-                self.restart(&hosts[0]);
+                for h in &hosts {
+                    self.restart(h);
+                }
             }
             FaultKind::SilentDeath { .. } => {
-                self.restart(&hosts[0]);
-                for o in self.others(&hosts[0]) {
-                    self.cluster.sim.repair(hosts[0].as_str(), o.as_str());
+                for h in &hosts {
+                    self.restart(h);
+                    for o in self.others(h) {
+                        self.cluster.sim.repair(h.as_str(), o.as_str());
+                    }
                 }
             }
             FaultKind::Pause { .. } => {
-                for o in self.others(&hosts[0]) {
-                    self.cluster.sim.release(hosts[0].as_str(), o.as_str());
+                for h in &hosts {
+                    for o in self.others(h) {
+                        self.cluster.sim.release(h.as_str(), o.as_str());
+                    }
                 }
             }
             FaultKind::StallHeartbeats { thread, .. } => {
-                if let Ok(c) = self.process(&hosts[0]) {
-                    c.send(ProcessCommand::StallHeartbeats {
-                        thread: *thread,
-                        stalled: false,
-                    });
+                for h in &hosts {
+                    if let Ok(c) = self.process(h) {
+                        c.send(ProcessCommand::StallHeartbeats {
+                            thread: *thread,
+                            stalled: false,
+                        });
+                    }
+                    self.stalled.remove(h);
                 }
-                self.stalled.remove(&hosts[0]);
             }
             FaultKind::FenceBroker { .. } => {
-                self.cluster.sim.repair(hosts[0].as_str(), CONTROLLER_HOST);
+                for h in &hosts {
+                    self.cluster.sim.repair(h.as_str(), CONTROLLER_HOST);
+                }
             }
             FaultKind::StopProcess { .. } => {
-                if let Ok(c) = self.process(&hosts[0]) {
-                    c.send(ProcessCommand::Start);
+                for h in &hosts {
+                    if let Ok(c) = self.process(h) {
+                        c.send(ProcessCommand::Start);
+                    }
+                    self.stopped.remove(h);
                 }
-                self.stopped.remove(&hosts[0]);
             }
-            FaultKind::CreateTopic { .. } => {}
+            FaultKind::CreateTopic { .. }
+            | FaultKind::AddPartitions { .. }
+            | FaultKind::DeleteTopic { .. } => {}
         }
         tracing::info!(window = i, fault = name, hosts = ?hosts, "fault healed");
         self.count(name).healed += 1;
