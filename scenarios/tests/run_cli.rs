@@ -88,7 +88,7 @@ fn a_violation_exits_1_with_the_replay_command() {
     let out = regroup(&["run", "demo-failing-run"]);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("FAILED: convergence at 1001 ms"), "{text}");
+    assert!(text.contains("FAILED: convergence at 1010 ms"), "{text}");
     assert!(
         text.contains("replay: cargo run --release -- run demo-failing-run --seed 1"),
         "{text}"
@@ -99,7 +99,7 @@ fn a_violation_exits_1_with_the_replay_command() {
     let v = json(&out);
     assert_eq!(v["passed"], false);
     assert_eq!(v["violations"][0]["invariant"], "convergence");
-    assert_eq!(v["violations"][0]["atMs"], 1001);
+    assert_eq!(v["violations"][0]["atMs"], 1010);
 }
 
 #[test]
