@@ -83,9 +83,7 @@ fn run_sim(args: &SimBenchArgs) -> i32 {
         eprintln!("regroup bench sim: ticks and --sim-secs must be positive");
         return 2;
     }
-    if !cfg!(debug_assertions) {
-        // Nothing to say: the figures are meaningful.
-    } else {
+    if cfg!(debug_assertions) {
         eprintln!("regroup bench sim: this is a debug build; measure with --release");
     }
     if !args.json {
@@ -136,8 +134,13 @@ fn run_sim(args: &SimBenchArgs) -> i32 {
                     })
                 );
             } else {
+                let ratio = if ratio < 10.0 {
+                    format!("{ratio:.1}x")
+                } else {
+                    format!("{ratio:.0}x")
+                };
                 println!(
-                    "{:>7} {:>9} {:>4}ms {:>8.1} {:>8.2} {:>8.0}x {:>8} {:>7}",
+                    "{:>7} {:>9} {:>4}ms {:>8.1} {:>8.2} {:>9} {:>8} {:>7}",
                     w.members(),
                     format!("{processes}x{threads}"),
                     tick_ms,

@@ -187,3 +187,48 @@ fn separate_processes_give_the_same_trace_for_a_seed() {
     };
     assert_eq!(hash("5"), hash("5"));
 }
+
+#[test]
+fn bench_sim_prints_one_json_line_per_layout_and_tick() {
+    let out = regroup(&[
+        "bench",
+        "sim",
+        "--layout",
+        "1x2",
+        "--tick",
+        "10",
+        "--tick",
+        "20",
+        "--sim-secs",
+        "3",
+        "--no-faults",
+        "--json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    for (l, tick) in lines.iter().zip([10, 20]) {
+        assert_eq!(l["members"], 2);
+        assert_eq!(l["tickMs"], tick);
+        assert_eq!(l["faults"], 0);
+        assert_eq!(l["passed"], true);
+        assert!(l["simSeconds"].as_f64().unwrap() >= 3.0);
+        assert!(l["simPerWall"].as_f64().unwrap() > 0.0);
+    }
+    assert_eq!(
+        regroup(&["bench", "sim", "--layout", "20"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        regroup(&["bench", "sim", "--tick", "0"]).status.code(),
+        Some(2)
+    );
+}
