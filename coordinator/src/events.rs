@@ -98,6 +98,15 @@ pub enum EventKind {
         partitions: i32,
         replication_factor: i16,
     },
+    /// Partitions were added to a topic (CreatePartitions): it now has `partitions`.
+    PartitionsAdded {
+        topic: String,
+        partitions: i32,
+    },
+    /// A topic was deleted (DeleteTopics).
+    TopicDeleted {
+        topic: String,
+    },
     /// A partition's leader or ISR changed (or the partition was created).
     PartitionChanged {
         topic: String,

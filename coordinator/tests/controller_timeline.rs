@@ -469,3 +469,65 @@ fn a_restarted_controller_gives_sessions_only_to_unfenced_brokers() {
         "fenced one session after activation"
     );
 }
+
+#[test]
+fn create_partitions_grows_a_topic_and_delete_topic_removes_it() {
+    let mut c = Controller::new(ControllerConfig::default(), 0);
+    for id in 1..=3 {
+        join(&mut c, id, 0);
+    }
+    c.create_topic("t", 2, 2, false).unwrap();
+    let tid = c.image().topic("t").unwrap().id;
+    c.take_events();
+    assert_eq!(c.create_partitions("t", 5), Ok(3));
+    let t = c.image().topic("t").unwrap();
+    assert_eq!(t.partitions.len(), 5);
+    // New partitions are placed like a topic created with 5 partitions: p takes 2 brokers from
+    // position p, and lead with their first replica.
+    let p4 = &t.partitions[&4];
+    assert_eq!(
+        (p4.replicas.clone(), p4.leader, p4.leader_epoch),
+        (vec![2, 3], 2, 0)
+    );
+    assert!(c.take_events().contains(&EventKind::PartitionsAdded {
+        topic: "t".into(),
+        partitions: 5
+    }));
+    assert_eq!(
+        c.create_partitions("t", 5),
+        Err((
+            ErrorCode::InvalidPartitions,
+            "Topic already has 5 partition(s).".into()
+        ))
+    );
+    assert_eq!(
+        c.create_partitions("t", 3),
+        Err((
+            ErrorCode::InvalidPartitions,
+            "The topic t currently has 5 partition(s); 3 would not be an increase.".into()
+        ))
+    );
+    assert_eq!(
+        c.create_partitions("nope", 3).unwrap_err().0,
+        ErrorCode::UnknownTopicOrPartition
+    );
+    let before = c.log().len();
+    c.delete_topic("t").unwrap();
+    assert_eq!(
+        &c.log()[before..],
+        &[MetadataRecord::RemoveTopic { topic_id: tid }]
+    );
+    assert!(c.image().topic("t").is_none());
+    assert!(c.image().topic_by_id(&tid).is_none());
+    assert!(
+        c.take_events()
+            .contains(&EventKind::TopicDeleted { topic: "t".into() })
+    );
+    assert_eq!(
+        c.delete_topic("t").unwrap_err().0,
+        ErrorCode::UnknownTopicOrPartition
+    );
+    // A restarted controller replays the removal.
+    let recovered = Controller::recover(ControllerConfig::default(), c.log().to_vec(), 0).unwrap();
+    assert!(recovered.image().topic("t").is_none());
+}

@@ -1,6 +1,7 @@
 //! The scenario catalogue and the pieces of the `regroup` command.
 
 pub mod assign_cli;
+pub mod bench_cli;
 pub mod catalogue;
 pub mod conformance;
 pub mod html;

@@ -24,6 +24,8 @@ enum Command {
     Sweep(scenarios::sweep::SweepArgs),
     /// Re-run a failure file written by `regroup sweep --out DIR`.
     Replay(scenarios::sweep::ReplayArgs),
+    /// Measure the simulator: simulated seconds per wall second (see the README).
+    Bench(scenarios::bench_cli::BenchArgs),
     /// Run a one-node cluster on real TCP for Kafka clients (see the README).
     Serve(scenarios::serve_cli::ServeArgs),
     /// Inspect the Kafka wire format: sample frames of any api regroup serves, decode frames.
@@ -43,6 +45,7 @@ fn main() {
         Some(Command::Assign(args)) => std::process::exit(scenarios::assign_cli::run(&args)),
         Some(Command::Script(args)) => std::process::exit(scenarios::script_cli::run(&args)),
         Some(Command::Run(args)) => std::process::exit(scenarios::run_cli::run(&args)),
+        Some(Command::Bench(args)) => std::process::exit(scenarios::bench_cli::run(&args)),
         Some(Command::Serve(args)) => std::process::exit(scenarios::serve_cli::run(&args)),
         Some(Command::Wire(args)) => std::process::exit(scenarios::wire_cli::run(args)),
         Some(Command::Conformance(args)) => std::process::exit(scenarios::conformance::run(&args)),

@@ -88,7 +88,7 @@ fn a_violation_exits_1_with_the_replay_command() {
     let out = regroup(&["run", "demo-failing-run"]);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("FAILED: convergence at 1001 ms"), "{text}");
+    assert!(text.contains("FAILED: convergence at 1010 ms"), "{text}");
     assert!(
         text.contains("replay: cargo run --release -- run demo-failing-run --seed 1"),
         "{text}"
@@ -99,7 +99,7 @@ fn a_violation_exits_1_with_the_replay_command() {
     let v = json(&out);
     assert_eq!(v["passed"], false);
     assert_eq!(v["violations"][0]["invariant"], "convergence");
-    assert_eq!(v["violations"][0]["atMs"], 1001);
+    assert_eq!(v["violations"][0]["atMs"], 1010);
 }
 
 #[test]
@@ -302,6 +302,51 @@ fn html_timeline_has_member_and_broker_lanes_fault_bands_and_the_violation() {
     let out = regroup(&["run", "demo-failing-run", "--html", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let page = std::fs::read_to_string(&path).unwrap();
-    assert!(page.contains("convergence at 1001 ms"), "violation marker");
+    assert!(page.contains("convergence at 1010 ms"), "violation marker");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bench_sim_prints_one_json_line_per_layout_and_tick() {
+    let out = regroup(&[
+        "bench",
+        "sim",
+        "--layout",
+        "1x2",
+        "--tick",
+        "10",
+        "--tick",
+        "20",
+        "--sim-secs",
+        "3",
+        "--no-faults",
+        "--json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    for (l, tick) in lines.iter().zip([10, 20]) {
+        assert_eq!(l["members"], 2);
+        assert_eq!(l["tickMs"], tick);
+        assert_eq!(l["faults"], 0);
+        assert_eq!(l["passed"], true);
+        assert!(l["simSeconds"].as_f64().unwrap() >= 3.0);
+        assert!(l["simPerWall"].as_f64().unwrap() > 0.0);
+    }
+    assert_eq!(
+        regroup(&["bench", "sim", "--layout", "20"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        regroup(&["bench", "sim", "--tick", "0"]).status.code(),
+        Some(2)
+    );
 }

@@ -32,6 +32,10 @@ pub enum HostRef {
         group: String,
         index: usize,
     },
+    /// Every process of the streams application or classic group `group`.
+    Group(String),
+    /// Every broker.
+    Brokers,
 }
 
 impl HostRef {
@@ -49,9 +53,14 @@ impl HostRef {
     pub fn coordinator_of(group: impl Into<String>) -> Self {
         HostRef::CoordinatorOf(group.into())
     }
+
+    pub fn group(group: impl Into<String>) -> Self {
+        HostRef::Group(group.into())
+    }
 }
 
-/// What goes wrong.
+/// What goes wrong. Faults naming one `host` act on every host it resolves to (a
+/// [`HostRef::Group`] crashes, pauses, ... every process of the group).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(
     rename_all = "camelCase",
@@ -126,6 +135,10 @@ pub enum FaultKind {
     /// A late heartbeat of the broker's previous incarnation (its previous broker epoch) reaches
     /// the controller (sent by the admin host on the old incarnation's behalf). Instantaneous.
     StaleBrokerHeartbeat { broker: HostRef },
+    /// A topic grows to `total` partitions (CreatePartitions at the controller).
+    AddPartitions { topic: String, total: i32 },
+    /// A topic is deleted (DeleteTopics at the controller).
+    DeleteTopic { name: String },
 }
 
 impl FaultKind {
@@ -151,6 +164,8 @@ impl FaultKind {
             FaultKind::ControlledShutdown { .. } => "controlled-shutdown",
             FaultKind::RemoveStaticMembers { .. } => "remove-static-members",
             FaultKind::StaleBrokerHeartbeat { .. } => "stale-broker-heartbeat",
+            FaultKind::AddPartitions { .. } => "add-partitions",
+            FaultKind::DeleteTopic { .. } => "delete-topic",
         }
     }
 }

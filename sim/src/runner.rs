@@ -10,6 +10,8 @@ use crate::cluster::{
     ADMIN_HOST, AdminCommand, CONTROLLER_HOST, Cluster, ProcessCommand, SetupError, broker_host,
     broker_session_timeout_ms, process_host,
 };
+use coordinator::controller::AdminOp;
+
 use crate::event::{FaultEvent, HarnessEvent, SimEvent};
 use crate::faults::{FaultKind, FaultSchedule, HostRef};
 use crate::invariants::convergence::{self, Expectation};
@@ -34,6 +36,10 @@ pub struct RunOptions {
     /// Members each listed group must have when it converges, instead of what the spec and the
     /// schedule imply (e.g. a group capped by `group.max.size`).
     pub expected_members: BTreeMap<String, usize>,
+    /// After the groups converge the run goes on this long (simulated ms, invariants still
+    /// checked) before it stops: for expectations that need a quiet period, such as every member
+    /// having heartbeated once more (endpoint maps travel on heartbeat responses).
+    pub settle_ms: u64,
 }
 
 impl RunOptions {
@@ -44,6 +50,7 @@ impl RunOptions {
             convergence_bound_ms: None,
             min_duration_ms: 0,
             expected_members: BTreeMap::new(),
+            settle_ms: 0,
         }
     }
 }
@@ -226,7 +233,12 @@ pub fn run(
         if driver.cluster.hub.violation().is_some() {
             break;
         }
-        if healed && now >= next_check {
+        if let Some(at) = converged_at
+            && now >= at + options.settle_ms as i64
+        {
+            break;
+        }
+        if healed && converged_at.is_none() && now >= next_check {
             next_check = now + CONVERGENCE_CHECK_INTERVAL_MS;
             let partitions = driver.cluster.topic_partitions();
             let result = driver.cluster.hub.with_state(|model, checker| {
@@ -242,7 +254,9 @@ pub fn run(
                                 .harness("sim", HarnessEvent::Converged { group, epoch });
                         }
                         converged_at = Some(now);
-                        break;
+                        if options.settle_ms == 0 {
+                            break;
+                        }
                     }
                 }
                 Err(reason) => {
@@ -282,8 +296,14 @@ pub fn run(
 fn expectations(spec: &ClusterSpec, schedule: &FaultSchedule) -> Vec<Expectation> {
     let mut existing: BTreeSet<String> = spec.topics.iter().map(|t| t.name.clone()).collect();
     for w in &schedule.windows {
-        if let FaultKind::CreateTopic { name, .. } = &w.kind {
-            existing.insert(name.clone());
+        match &w.kind {
+            FaultKind::CreateTopic { name, .. } => {
+                existing.insert(name.clone());
+            }
+            FaultKind::DeleteTopic { name } => {
+                existing.remove(name);
+            }
+            _ => {}
         }
     }
     // Processes removed for good, and groups asked to shut down, by the schedule.
@@ -369,6 +389,23 @@ impl Driver {
                     None => Err(format!("group {group} has no running leader now")),
                 }
             }
+            HostRef::Group(group) => {
+                let hosts: Vec<String> = self
+                    .cluster
+                    .processes
+                    .values()
+                    .filter(|p| p.group == *group)
+                    .map(|p| p.host.clone())
+                    .collect();
+                if hosts.is_empty() {
+                    Err(format!("group {group} has no processes"))
+                } else {
+                    Ok(hosts)
+                }
+            }
+            HostRef::Brokers => Ok((1..=self.cluster.spec.brokers as i32)
+                .map(broker_host)
+                .collect()),
             HostRef::CoordinatorOf(group) => match self.cluster.coordinator_of(group) {
                 Some(id) => known(broker_host(id)),
                 None => Err(format!("group {group} has no coordinator now")),
@@ -516,62 +553,74 @@ impl Driver {
                 Ok([a, b].concat())
             }
             FaultKind::Isolate { host } => {
-                let h = self.resolve(host)?;
-                for o in self.others(&h[0]) {
-                    self.cluster.sim.partition(h[0].as_str(), o.as_str());
+                let hs = self.resolve(host)?;
+                for h in &hs {
+                    for o in self.others(h) {
+                        self.cluster.sim.partition(h.as_str(), o.as_str());
+                    }
                 }
-                Ok(h)
+                Ok(hs)
             }
-            FaultKind::Crash { host } => {
-                let h = self.resolve(host)?;
-                if self.down.contains(&h[0]) {
-                    return Err(format!("{} is already down", h[0]));
+            FaultKind::Crash { host } | FaultKind::SilentDeath { host } => {
+                let hs = self.resolve(host)?;
+                if let Some(h) = hs.iter().find(|h| self.down.contains(*h)) {
+                    return Err(format!("{h} is already down"));
                 }
-                self.crash(&h[0]);
-                Ok(h)
-            }
-            FaultKind::SilentDeath { host } => {
-                let h = self.resolve(host)?;
-                if self.down.contains(&h[0]) {
-                    return Err(format!("{} is already down", h[0]));
+                for h in &hs {
+                    if matches!(kind, FaultKind::SilentDeath { .. }) {
+                        for o in self.others(h) {
+                            self.cluster.sim.partition(h.as_str(), o.as_str());
+                        }
+                    }
+                    self.crash(h);
                 }
-                for o in self.others(&h[0]) {
-                    self.cluster.sim.partition(h[0].as_str(), o.as_str());
-                }
-                self.crash(&h[0]);
-                Ok(h)
+                Ok(hs)
             }
             FaultKind::Pause { host } => {
-                let h = self.resolve(host)?;
-                for o in self.others(&h[0]) {
-                    self.cluster.sim.hold(h[0].as_str(), o.as_str());
+                let hs = self.resolve(host)?;
+                for h in &hs {
+                    for o in self.others(h) {
+                        self.cluster.sim.hold(h.as_str(), o.as_str());
+                    }
                 }
-                Ok(h)
+                Ok(hs)
             }
             FaultKind::StallHeartbeats { host, thread } => {
-                let h = self.resolve(host)?;
-                let control = self.process(&h[0])?;
-                control.send(ProcessCommand::StallHeartbeats {
-                    thread: *thread,
-                    stalled: true,
-                });
-                self.stalled.insert(h[0].clone());
-                Ok(h)
+                let hs = self.resolve(host)?;
+                let controls = hs
+                    .iter()
+                    .map(|h| self.process(h))
+                    .collect::<Result<Vec<_>, _>>()?;
+                for (h, control) in hs.iter().zip(controls) {
+                    control.send(ProcessCommand::StallHeartbeats {
+                        thread: *thread,
+                        stalled: true,
+                    });
+                    self.stalled.insert(h.clone());
+                }
+                Ok(hs)
             }
             FaultKind::FenceBroker { broker } => {
-                let h = self.resolve(broker)?;
-                if !h[0].starts_with("broker-") {
-                    return Err(format!("{} is not a broker", h[0]));
+                let hs = self.resolve(broker)?;
+                if let Some(h) = hs.iter().find(|h| !h.starts_with("broker-")) {
+                    return Err(format!("{h} is not a broker"));
                 }
-                self.cluster.sim.partition(h[0].as_str(), CONTROLLER_HOST);
-                Ok(h)
+                for h in &hs {
+                    self.cluster.sim.partition(h.as_str(), CONTROLLER_HOST);
+                }
+                Ok(hs)
             }
             FaultKind::StopProcess { host } => {
-                let h = self.resolve(host)?;
-                let control = self.process(&h[0])?;
-                control.send(ProcessCommand::Stop);
-                self.stopped.insert(h[0].clone());
-                Ok(h)
+                let hs = self.resolve(host)?;
+                let controls = hs
+                    .iter()
+                    .map(|h| self.process(h))
+                    .collect::<Result<Vec<_>, _>>()?;
+                for (h, control) in hs.iter().zip(controls) {
+                    control.send(ProcessCommand::Stop);
+                    self.stopped.insert(h.clone());
+                }
+                Ok(hs)
             }
             FaultKind::CreateTopic { name, partitions } => {
                 self.cluster.admin_command(AdminCommand::CreateTopic {
@@ -641,6 +690,15 @@ impl Driver {
                     });
                 Ok(vec![h[0].clone(), ADMIN_HOST.to_string()])
             }
+            FaultKind::AddPartitions { topic, total } => {
+                self.controller_admin(AdminOp::CreatePartitions {
+                    topic: topic.clone(),
+                    total: *total,
+                })
+            }
+            FaultKind::DeleteTopic { name } => self.controller_admin(AdminOp::DeleteTopic {
+                topic: name.clone(),
+            }),
         }
     }
 
@@ -656,6 +714,17 @@ impl Driver {
             if seen.last() != Some(&epoch) {
                 seen.push(epoch);
             }
+        }
+    }
+
+    /// Hands a topic change to the running controller (refused while it is down).
+    fn controller_admin(&self, op: AdminOp) -> Result<Vec<String>, String> {
+        match self.cluster.controller.borrow().as_ref() {
+            Some(c) => {
+                c.submit(op);
+                Ok(vec![CONTROLLER_HOST.to_string()])
+            }
+            None => Err("the controller is down".into()),
         }
     }
 
@@ -714,41 +783,55 @@ impl Driver {
                 }
             }
             FaultKind::Isolate { .. } => {
-                for o in self.others(&hosts[0]) {
-                    self.cluster.sim.repair(hosts[0].as_str(), o.as_str());
+                for h in &hosts {
+                    for o in self.others(h) {
+                        self.cluster.sim.repair(h.as_str(), o.as_str());
+                    }
                 }
             }
             FaultKind::Crash { .. } => {
-                self.restart(&hosts[0]);
+                for h in &hosts {
+                    self.restart(h);
+                }
             }
             FaultKind::SilentDeath { .. } => {
-                self.restart(&hosts[0]);
-                for o in self.others(&hosts[0]) {
-                    self.cluster.sim.repair(hosts[0].as_str(), o.as_str());
+                for h in &hosts {
+                    self.restart(h);
+                    for o in self.others(h) {
+                        self.cluster.sim.repair(h.as_str(), o.as_str());
+                    }
                 }
             }
             FaultKind::Pause { .. } => {
-                for o in self.others(&hosts[0]) {
-                    self.cluster.sim.release(hosts[0].as_str(), o.as_str());
+                for h in &hosts {
+                    for o in self.others(h) {
+                        self.cluster.sim.release(h.as_str(), o.as_str());
+                    }
                 }
             }
             FaultKind::StallHeartbeats { thread, .. } => {
-                if let Ok(c) = self.process(&hosts[0]) {
-                    c.send(ProcessCommand::StallHeartbeats {
-                        thread: *thread,
-                        stalled: false,
-                    });
+                for h in &hosts {
+                    if let Ok(c) = self.process(h) {
+                        c.send(ProcessCommand::StallHeartbeats {
+                            thread: *thread,
+                            stalled: false,
+                        });
+                    }
+                    self.stalled.remove(h);
                 }
-                self.stalled.remove(&hosts[0]);
             }
             FaultKind::FenceBroker { .. } => {
-                self.cluster.sim.repair(hosts[0].as_str(), CONTROLLER_HOST);
+                for h in &hosts {
+                    self.cluster.sim.repair(h.as_str(), CONTROLLER_HOST);
+                }
             }
             FaultKind::StopProcess { .. } => {
-                if let Ok(c) = self.process(&hosts[0]) {
-                    c.send(ProcessCommand::Start);
+                for h in &hosts {
+                    if let Ok(c) = self.process(h) {
+                        c.send(ProcessCommand::Start);
+                    }
+                    self.stopped.remove(h);
                 }
-                self.stopped.remove(&hosts[0]);
             }
             FaultKind::ControlledShutdown { .. } => {
                 self.cluster
@@ -762,7 +845,9 @@ impl Driver {
             | FaultKind::RemoveProcess { .. }
             | FaultKind::ShutdownApplication { .. }
             | FaultKind::RemoveStaticMembers { .. }
-            | FaultKind::StaleBrokerHeartbeat { .. } => {}
+            | FaultKind::StaleBrokerHeartbeat { .. }
+            | FaultKind::AddPartitions { .. }
+            | FaultKind::DeleteTopic { .. } => {}
         }
         tracing::info!(window = i, fault = name, hosts = ?hosts, "fault healed");
         self.count(name).healed += 1;

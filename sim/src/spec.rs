@@ -216,7 +216,10 @@ pub struct ClusterSpec {
     pub topics: Vec<TopicSpec>,
     pub streams_apps: Vec<StreamsAppSpec>,
     pub classic_groups: Vec<ClassicGroupSpec>,
-    /// Simulated time per turmoil step.
+    /// Simulated time per turmoil step. Timers inside a host fire at their exact times whatever
+    /// the tick; messages are delivered at step boundaries, so the tick bounds the network's time
+    /// resolution. The default, 10 ms, is about 6x faster than 1 ms on 200 members (README,
+    /// "Cost") while a round trip stays two orders of magnitude below heartbeat intervals.
     pub tick_ms: u64,
     pub latency: Latency,
     /// turmoil's `tcp_capacity` (per-stream buffer and listener backlog); `None` sizes it from
@@ -234,7 +237,7 @@ impl Default for ClusterSpec {
             topics: Vec::new(),
             streams_apps: Vec::new(),
             classic_groups: Vec::new(),
-            tick_ms: 1,
+            tick_ms: 10,
             latency: Latency {
                 min_ms: 1,
                 max_ms: 10,

@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use rand::Rng;
 use rand::seq::IndexedRandom;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
@@ -44,6 +44,10 @@ pub enum SwarmKind {
     FenceBroker,
     /// A process stops gracefully and starts again.
     StopProcess,
+    /// A scratch topic is created, grows, and is deleted (metadata changes every broker's
+    /// coordinators see). Drawn from its own stream, so enabling it leaves the other draws of a
+    /// seed unchanged.
+    TopicChange,
 }
 
 impl SwarmKind {
@@ -61,6 +65,7 @@ impl SwarmKind {
         SwarmKind::StallHeartbeats,
         SwarmKind::FenceBroker,
         SwarmKind::StopProcess,
+        SwarmKind::TopicChange,
     ];
 }
 
@@ -116,17 +121,28 @@ impl SwarmOptions {
     /// Draws the options for a run of `spec` (whose process counts and latency it then applies
     /// to the spec).
     pub fn draw(config: &SwarmConfig, spec: &ClusterSpec, rng: &mut ChaCha8Rng) -> Self {
-        let mut kinds: Vec<SwarmKind> = config
+        // Topic changes draw from their own stream (derived without consuming `rng`), so the
+        // kinds added after the first swarm release do not shift any other draw of a seed.
+        let mut topic_rng = ChaCha8Rng::from_seed(rng.get_seed());
+        topic_rng.set_stream(rng.get_stream() ^ crate::seed::label_hash("swarm/topic-change"));
+        let network_and_process: Vec<SwarmKind> = config
             .kinds
+            .iter()
+            .copied()
+            .filter(|k| *k != SwarmKind::TopicChange)
+            .collect();
+        let mut kinds: Vec<SwarmKind> = network_and_process
             .iter()
             .copied()
             .filter(|_| rng.random_bool(0.5))
             .collect();
         if kinds.is_empty()
-            && let Some(k) = config.kinds.choose(rng)
+            && let Some(k) = network_and_process.choose(rng)
         {
             kinds.push(*k);
         }
+        let topic_change =
+            config.kinds.contains(&SwarmKind::TopicChange) && topic_rng.random_bool(0.5);
         let fault_phase_ms = draw_u64(rng, config.fault_phase_ms);
         let mut rates = BTreeMap::new();
         for k in &kinds {
@@ -137,6 +153,19 @@ impl SwarmOptions {
                 lo
             };
             rates.insert(kind_name(*k), (r * 100.0).round() / 100.0);
+        }
+        if topic_change {
+            let (lo, hi) = config.rate_per_minute;
+            let r = if hi > lo {
+                topic_rng.random_range(lo..hi)
+            } else {
+                lo
+            };
+            rates.insert(
+                kind_name(SwarmKind::TopicChange),
+                (r * 100.0).round() / 100.0,
+            );
+            kinds.push(SwarmKind::TopicChange);
         }
         let session = session_timeouts(spec);
         let window_ms = ((session.0 / 3).max(500), session.1 * 2);
@@ -200,9 +229,34 @@ impl SwarmOptions {
         for kind in self.kinds.clone() {
             let rate = self.rates.get(&kind_name(kind)).copied().unwrap_or(1.0);
             let count = ((rate * minutes).round() as usize).max(1);
-            for _ in 0..count {
+            for n in 0..count {
                 let at_ms = rng.random_range(first..self.fault_phase_ms.max(first + 1));
                 let duration = draw_u64(rng, self.window_ms);
+                if kind == SwarmKind::TopicChange {
+                    // A scratch topic nobody subscribes to: created, grown halfway through the
+                    // window, deleted at its end.
+                    let name = format!("swarm-topic-{n}");
+                    let partitions = rng.random_range(1..4);
+                    windows.push(FaultWindow::at(
+                        at_ms,
+                        FaultKind::CreateTopic {
+                            name: name.clone(),
+                            partitions,
+                        },
+                    ));
+                    windows.push(FaultWindow::at(
+                        at_ms + duration / 2,
+                        FaultKind::AddPartitions {
+                            topic: name.clone(),
+                            total: partitions + rng.random_range(1..4),
+                        },
+                    ));
+                    windows.push(FaultWindow::at(
+                        at_ms + duration,
+                        FaultKind::DeleteTopic { name },
+                    ));
+                    continue;
+                }
                 if let Some(kind) = self.fault_of(kind, spec, rng) {
                     let mut w = FaultWindow::at(at_ms, kind);
                     w.duration_ms = Some(duration);
@@ -309,6 +363,8 @@ impl SwarmOptions {
                 broker: coordinator,
             },
             SwarmKind::StopProcess => FaultKind::StopProcess { host: process },
+            // Drawn by `schedule` itself (three windows per topic).
+            SwarmKind::TopicChange => return None,
         })
     }
 }
@@ -397,6 +453,75 @@ mod tests {
         let kinds: std::collections::BTreeSet<Vec<SwarmKind>> =
             (0..8).map(|s| draw(s).0.kinds).collect();
         assert!(kinds.len() > 1, "{kinds:?}");
+    }
+
+    #[test]
+    fn topic_changes_are_drawn_without_shifting_the_other_draws() {
+        let without = SwarmConfig {
+            kinds: SwarmKind::ALL
+                .iter()
+                .copied()
+                .filter(|k| *k != SwarmKind::TopicChange)
+                .collect(),
+            ..SwarmConfig::default()
+        };
+        let draw = |config: &SwarmConfig, seed| {
+            let mut r = rng(seed, "swarm");
+            let mut spec = spec();
+            let mut o = SwarmOptions::draw(config, &spec, &mut r);
+            o.apply(&mut spec);
+            let s = o.schedule(&spec, &mut r);
+            (o, s)
+        };
+        let mut drawn = 0;
+        for seed in 0..16 {
+            let (a, sa) = draw(&without, seed);
+            let (b, sb) = draw(&SwarmConfig::default(), seed);
+            assert_eq!(a.fault_phase_ms, b.fault_phase_ms);
+            assert_eq!(a.latency, b.latency);
+            let other: Vec<&FaultWindow> = sb
+                .windows
+                .iter()
+                .filter(|w| {
+                    !matches!(
+                        w.kind,
+                        FaultKind::CreateTopic { .. }
+                            | FaultKind::AddPartitions { .. }
+                            | FaultKind::DeleteTopic { .. }
+                    )
+                })
+                .collect();
+            assert_eq!(other, sa.windows.iter().collect::<Vec<_>>(), "seed {seed}");
+            if b.kinds.contains(&SwarmKind::TopicChange) {
+                drawn += 1;
+                // Each scratch topic: created, grown, deleted, in that order.
+                let mut steps: BTreeMap<&str, Vec<(&str, u64)>> = BTreeMap::new();
+                for w in &sb.windows {
+                    let topic = match &w.kind {
+                        FaultKind::CreateTopic { name, .. } | FaultKind::DeleteTopic { name } => {
+                            name
+                        }
+                        FaultKind::AddPartitions { topic, .. } => topic,
+                        _ => continue,
+                    };
+                    steps
+                        .entry(topic.as_str())
+                        .or_default()
+                        .push((w.kind.name(), w.at_ms));
+                }
+                assert!(!steps.is_empty());
+                for (topic, s) in steps {
+                    let kinds: Vec<&str> = s.iter().map(|(k, _)| *k).collect();
+                    assert_eq!(
+                        kinds,
+                        ["create-topic", "add-partitions", "delete-topic"],
+                        "{topic}"
+                    );
+                    assert!(topic.starts_with("swarm-topic-"));
+                }
+            }
+        }
+        assert!(drawn > 0 && drawn < 16, "{drawn}");
     }
 
     #[test]

@@ -207,6 +207,13 @@ impl MetadataImage {
                     },
                 );
             }
+            MetadataRecord::RemoveTopic { topic_id } => {
+                let name = self
+                    .topic_names
+                    .remove(topic_id)
+                    .ok_or_else(|| fail(format!("unknown topic id {topic_id}")))?;
+                self.topics.remove(&name);
+            }
             MetadataRecord::PartitionChange {
                 topic_id,
                 partition_id,

@@ -17,5 +17,5 @@ pub mod server;
 pub mod state;
 
 pub use config::ControllerConfig;
-pub use server::{ControllerHandle, ControllerStorage, run_controller, start_controller};
+pub use server::{AdminOp, ControllerHandle, ControllerStorage, run_controller, start_controller};
 pub use state::{Controller, GROUP_METADATA_TOPIC};

@@ -93,6 +93,11 @@ pub enum MetadataRecord {
         leader_epoch: i32,
         partition_epoch: i32,
     },
+    /// `RemoveTopicRecord`: the topic and all its partitions are gone.
+    RemoveTopic {
+        #[serde(with = "kafka_uuid")]
+        topic_id: Uuid,
+    },
     /// `PartitionChangeRecord`: absent fields do not change; `leader` is
     /// [`NO_LEADER_CHANGE`] when the leader stays (a changed leader bumps the leader epoch).
     PartitionChange {
@@ -121,6 +126,7 @@ impl MetadataRecord {
             MetadataRecord::Topic { .. } => "TopicRecord",
             MetadataRecord::Partition { .. } => "PartitionRecord",
             MetadataRecord::PartitionChange { .. } => "PartitionChangeRecord",
+            MetadataRecord::RemoveTopic { .. } => "RemoveTopicRecord",
         }
     }
 }

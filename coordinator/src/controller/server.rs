@@ -74,8 +74,30 @@ impl ControllerStorage {
     }
 }
 
+/// A topic change asked of the controller directly, as an admin tool would through a broker
+/// (CreatePartitions, DeleteTopics). The simulator's topic faults use it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AdminOp {
+    /// Grow `topic` to `total` partitions.
+    CreatePartitions {
+        topic: String,
+        total: i32,
+    },
+    DeleteTopic {
+        topic: String,
+    },
+}
+
+/// Admin operations waiting for the controller's admin task.
+#[derive(Default)]
+struct AdminQueue {
+    ops: RefCell<std::collections::VecDeque<AdminOp>>,
+    wakeup: Notify,
+}
+
 struct Shared<N: Net> {
     net: N,
+    admin: Rc<AdminQueue>,
     controller: Rc<RefCell<Controller>>,
     storage: ControllerStorage,
     events: Events,
@@ -114,6 +136,7 @@ impl<N: Net> Shared<N> {
 /// A running controller.
 pub struct ControllerHandle {
     controller: Rc<RefCell<Controller>>,
+    admin: Rc<AdminQueue>,
     addr: String,
     tasks: Vec<JoinHandle<()>>,
 }
@@ -127,6 +150,13 @@ impl ControllerHandle {
     /// Reads the controller's state (tests, the simulator's invariants).
     pub fn with_state<R>(&self, f: impl FnOnce(&Controller) -> R) -> R {
         f(&self.controller.borrow())
+    }
+
+    /// Queues a topic change; the controller's admin task carries it out in order (an
+    /// operation queued when the controller stops is lost, like a request in flight).
+    pub fn submit(&self, op: AdminOp) {
+        self.admin.ops.borrow_mut().push_back(op);
+        self.admin.wakeup.notify_one();
     }
 
     /// Stops every task of the controller (a crash: nothing is flushed, nothing is answered).
@@ -163,8 +193,10 @@ pub async fn start_controller<N: Net>(
         cluster_id = %config.cluster_id,
         "controller started"
     );
+    let admin = Rc::new(AdminQueue::default());
     let shared = Rc::new(Shared {
         net,
+        admin: admin.clone(),
         controller: Rc::new(RefCell::new(controller)),
         storage,
         events,
@@ -183,8 +215,13 @@ pub async fn start_controller<N: Net>(
     tasks.push(tokio::task::spawn_local(async move {
         timer_loop(timer_shared).await;
     }));
+    let admin_shared = shared.clone();
+    tasks.push(tokio::task::spawn_local(async move {
+        admin_loop(admin_shared).await;
+    }));
     Ok(ControllerHandle {
         controller,
+        admin,
         addr,
         tasks,
     })
@@ -201,6 +238,30 @@ pub async fn run_controller<N: Net>(
     std::future::pending::<()>().await;
     drop(handle);
     Ok(())
+}
+
+async fn admin_loop<N: Net>(shared: Rc<Shared<N>>) {
+    loop {
+        let next = shared.admin.ops.borrow_mut().pop_front();
+        let Some(op) = next else {
+            shared.admin.wakeup.notified().await;
+            continue;
+        };
+        let before = shared.log_len();
+        let result = {
+            let mut c = shared.controller.borrow_mut();
+            match &op {
+                AdminOp::CreatePartitions { topic, total } => {
+                    c.create_partitions(topic, *total).map(|_| ())
+                }
+                AdminOp::DeleteTopic { topic } => c.delete_topic(topic),
+            }
+        };
+        if let Err((code, message)) = result {
+            tracing::info!(?op, error = code.name(), %message, "admin operation refused");
+        }
+        shared.after_operation(before);
+    }
 }
 
 async fn timer_loop<N: Net>(shared: Rc<Shared<N>>) {

@@ -840,6 +840,115 @@ impl Controller {
         Ok((topic_id, partitions, rf))
     }
 
+    /// CreatePartitions for one topic (`ReplicationControlManager.createPartitions`): grows
+    /// `name` to `total` partitions, placing the new ones like a new topic's with the topic's
+    /// replication factor. Returns the number of partitions added.
+    pub fn create_partitions(
+        &mut self,
+        name: &str,
+        total: i32,
+    ) -> Result<i32, (ErrorCode, String)> {
+        let unknown = || {
+            (
+                ErrorCode::UnknownTopicOrPartition,
+                ErrorCode::UnknownTopicOrPartition
+                    .default_message()
+                    .to_string(),
+            )
+        };
+        let topic = self.image.topic(name).ok_or_else(unknown)?;
+        let current = topic.partitions.len() as i32;
+        if total == current {
+            return Err((
+                ErrorCode::InvalidPartitions,
+                format!("Topic already has {current} partition(s)."),
+            ));
+        }
+        if total < current {
+            return Err((
+                ErrorCode::InvalidPartitions,
+                format!(
+                    "The topic {name} currently has {current} partition(s); {total} would not be \
+                     an increase."
+                ),
+            ));
+        }
+        let topic_id = topic.id;
+        let rf = topic
+            .partitions
+            .values()
+            .next()
+            .map_or(1, |p| p.replicas.len() as i16);
+        // Place `total` partitions and keep the placement of the new ones, so partition p lands
+        // where a topic created with `total` partitions would have put it.
+        let placement = self.place_replicas(total, rf).map_err(|reason| {
+            (
+                ErrorCode::InvalidReplicationFactor,
+                format!("Unable to replicate the partition {rf} time(s): {reason}"),
+            )
+        })?;
+        let mut records = Vec::new();
+        for (partition_id, replicas) in placement.into_iter().enumerate().skip(current as usize) {
+            let isr: Vec<i32> = replicas
+                .iter()
+                .copied()
+                .filter(|r| self.image.is_active(*r))
+                .collect();
+            let Some(leader) = isr.first().copied() else {
+                return Err((
+                    ErrorCode::InvalidReplicationFactor,
+                    format!(
+                        "Unable to replicate the partition {rf} time(s): All brokers are currently fenced or in controlled shutdown."
+                    ),
+                ));
+            };
+            records.push(MetadataRecord::Partition {
+                topic_id,
+                partition_id: partition_id as i32,
+                leader,
+                replicas,
+                isr,
+                eligible_leader_replicas: Vec::new(),
+                last_known_elr: Vec::new(),
+                leader_recovery_state: LEADER_RECOVERED,
+                leader_epoch: 0,
+                partition_epoch: 0,
+            });
+        }
+        tracing::info!(
+            topic = name,
+            from = current,
+            to = total,
+            "adding partitions"
+        );
+        self.append(records);
+        self.events.push(EventKind::PartitionsAdded {
+            topic: name.to_string(),
+            partitions: total,
+        });
+        Ok(total - current)
+    }
+
+    /// DeleteTopics for one topic by name (`ReplicationControlManager.deleteTopic`): one
+    /// `RemoveTopicRecord`.
+    pub fn delete_topic(&mut self, name: &str) -> Result<(), (ErrorCode, String)> {
+        let Some(topic) = self.image.topic(name) else {
+            return Err((
+                ErrorCode::UnknownTopicOrPartition,
+                ErrorCode::UnknownTopicOrPartition
+                    .default_message()
+                    .to_string(),
+            ));
+        };
+        let topic_id = topic.id;
+        tracing::info!(topic = name, "deleting topic");
+        self.append(vec![MetadataRecord::RemoveTopic { topic_id }]);
+        self.events.push(EventKind::TopicDeleted {
+            topic: name.to_string(),
+        });
+        Ok(())
+    }
+
     /// Replica placement. Kafka's `StripedReplicaPlacer` is randomised (and rack-aware); regroup
     /// places deterministically: brokers sorted by id with unfenced ones first, partition `p`
     /// takes `rf` consecutive brokers starting at position `p`.

@@ -1537,7 +1537,11 @@ impl<N: Net> Member<N> {
         match &self.job {
             Some(Job::Commit(op)) => {
                 if let CommitState::Waiting { not_before_ms } = op.state {
-                    at(not_before_ms);
+                    // Without a coordinator only an auto-commit moves (it gives up); a manual
+                    // commit waits for the coordinator, whose discovery wakes the member.
+                    if self.coordinator.node().is_some() || op.purpose == CommitPurpose::Auto {
+                        at(not_before_ms);
+                    }
                     at(op.deadline_ms + 1);
                 }
             }
@@ -1563,7 +1567,12 @@ impl<N: Net> Member<N> {
                 }
             }
         }
-        if !self.fetch_in_flight && self.owned.values().any(|o| o.base.is_none()) {
+        // A fetch goes out only when stable with a coordinator (see `poll_fetch`).
+        if !self.fetch_in_flight
+            && self.state == ConsumerState::Stable
+            && self.coordinator.node().is_some()
+            && self.owned.values().any(|o| o.base.is_none())
+        {
             at(now + self.fetch.remaining_backoff_ms(now));
         }
         if self.state == ConsumerState::Fatal && self.job.is_none() {

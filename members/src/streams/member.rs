@@ -1530,6 +1530,7 @@ impl<N: Net> Member<N> {
     fn next_wake(&self, now: i64) -> i64 {
         let far = now + 3_600_000;
         let mut wake = far;
+        let coordinator_known = self.coordinator.node().is_some();
         let mut at = |t: i64| wake = wake.min(t);
         if let Some(t) = self.coordinator.next_send_ms(now) {
             at(t);
@@ -1563,9 +1564,9 @@ impl<N: Net> Member<N> {
                 ReconcilePhase::Revoking { until_ms } | ReconcilePhase::Assigning { until_ms } => {
                     at(*until_ms)
                 }
-                ReconcilePhase::Committing(op) => commit_wake(op, &mut at),
+                ReconcilePhase::Committing(op) => commit_wake(op, coordinator_known, &mut at),
             },
-            Some(Job::Commit { op, .. }) => commit_wake(op, &mut at),
+            Some(Job::Commit { op, .. }) => commit_wake(op, coordinator_known, &mut at),
             Some(Job::Lose { until_ms, .. }) => at(*until_ms),
             None => {
                 if !self.active.is_empty() {
@@ -1573,7 +1574,12 @@ impl<N: Net> Member<N> {
                 }
             }
         }
-        if !self.fetch_in_flight && self.active.values().any(|t| t.base.is_none()) {
+        // A fetch goes out only with a coordinator and a positive epoch (see `poll_fetch`).
+        if !self.fetch_in_flight
+            && coordinator_known
+            && self.membership.member_epoch() > 0
+            && self.active.values().any(|t| t.base.is_none())
+        {
             at(now + self.fetch.remaining_backoff_ms(now));
         }
         if let Some(d) = self.leave_deadline_ms {
@@ -1586,9 +1592,13 @@ impl<N: Net> Member<N> {
     }
 }
 
-fn commit_wake(op: &CommitOp, at: &mut impl FnMut(i64)) {
+/// When a waiting commit may move: its retry time (only with a known coordinator to send it to;
+/// otherwise finding the coordinator wakes the member) or its deadline.
+fn commit_wake(op: &CommitOp, coordinator_known: bool, at: &mut impl FnMut(i64)) {
     if let CommitState::Waiting { not_before_ms } = op.state {
-        at(not_before_ms);
+        if coordinator_known {
+            at(not_before_ms);
+        }
         at(op.deadline_ms);
     }
 }

@@ -56,6 +56,9 @@ pub struct Expect {
     /// Members a group must have when it converges, where the spec and schedule do not say
     /// (e.g. a member refused by `group.max.size`).
     pub members: &'static [(&'static str, usize)],
+    /// How long the run goes on after the groups converged (see
+    /// [`sim::runner::RunOptions::settle_ms`]).
+    pub settle_ms: u64,
 }
 
 /// A scenario's own expectation, checked on the finished run (with its event log) after the
@@ -108,6 +111,7 @@ impl Scenario {
         let mut options = RunOptions::new(seed);
         options.convergence_bound_ms = self.expect.convergence_bound_ms;
         options.min_duration_ms = self.expect.min_duration_ms;
+        options.settle_ms = self.expect.settle_ms;
         options.expected_members = self
             .expect
             .members

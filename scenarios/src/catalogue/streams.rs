@@ -312,8 +312,8 @@ pub fn scenarios() -> Vec<Scenario> {
         Scenario {
             name: "streams-iq-endpoints",
             description: "processes advertise IQ endpoints; after a process restarts, every \
-                          process's last endpoint map names exactly the partitions each \
-                          endpoint's tasks own",
+                          process's last endpoint map (10 s after the group \
+                          converged) names exactly the partitions each endpoint's tasks own",
             default_seed: 1,
             cluster: || {
                 let mut a = app(3, 2).with_standbys(1);
@@ -321,7 +321,13 @@ pub fn scenarios() -> Vec<Scenario> {
                 cluster(a, 6)
             },
             faults: Faults::Schedule(|| vec![stop(20_000, 2, 15_000)]),
-            expect: injected(),
+            // Endpoint maps travel on heartbeat responses: after the group converges, give every
+            // member time for two heartbeats (group.streams.heartbeat.interval.ms is at most 5 s
+            // here) to hear the final one.
+            expect: Expect {
+                settle_ms: 10_000,
+                ..injected()
+            },
             check: iq_endpoints,
         },
         Scenario {

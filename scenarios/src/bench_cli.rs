@@ -1,0 +1,179 @@
+//! `regroup bench sim`: how fast the simulator runs the cost workload ([`sim::bench::Workload`]:
+//! a streams application on 3 brokers and a controller under swarm faults), in simulated seconds
+//! per wall second, for each host layout and tick asked for. Build with `--release`; the figures
+//! in the README come from this command.
+//!
+//! The wall clock is read here, in the command, never inside the simulation.
+
+use std::time::Instant;
+
+use clap::{Args, Subcommand};
+use serde_json::json;
+use sim::bench::Workload;
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    pub target: BenchTarget,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchTarget {
+    /// Simulated seconds per wall second of a streams group under swarm faults.
+    Sim(SimBenchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SimBenchArgs {
+    /// Host layouts as PROCESSESxTHREADS (repeatable; default 2x10, 20x10, 200x10: 20, 200 and
+    /// 2,000 members).
+    #[arg(long = "layout", value_name = "PxT")]
+    pub layouts: Vec<String>,
+    /// Tick lengths in ms (repeatable; default: the cluster default).
+    #[arg(long = "tick", value_name = "MS")]
+    pub ticks: Vec<u64>,
+    /// Simulated seconds per run (at least; the run also waits for convergence).
+    #[arg(long, default_value_t = 60)]
+    pub sim_secs: u64,
+    /// The seed (it draws the swarm faults).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Run without faults.
+    #[arg(long)]
+    pub no_faults: bool,
+    /// One JSON object per run instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_layout(text: &str) -> Option<(usize, usize)> {
+    let (p, t) = text.split_once(['x', 'X'])?;
+    let (p, t) = (p.trim().parse().ok()?, t.trim().parse().ok()?);
+    (p > 0 && t > 0).then_some((p, t))
+}
+
+pub fn run(args: &BenchArgs) -> i32 {
+    match &args.target {
+        BenchTarget::Sim(a) => run_sim(a),
+    }
+}
+
+fn run_sim(args: &SimBenchArgs) -> i32 {
+    let layouts = if args.layouts.is_empty() {
+        vec!["2x10".to_string(), "20x10".into(), "200x10".into()]
+    } else {
+        args.layouts.clone()
+    };
+    let mut parsed = Vec::new();
+    for l in &layouts {
+        match parse_layout(l) {
+            Some(p) => parsed.push(p),
+            None => {
+                eprintln!("regroup bench sim: --layout {l:?} is not PROCESSESxTHREADS");
+                return 2;
+            }
+        }
+    }
+    let ticks = if args.ticks.is_empty() {
+        vec![sim::spec::ClusterSpec::default().tick_ms]
+    } else {
+        args.ticks.clone()
+    };
+    if ticks.contains(&0) || args.sim_secs == 0 {
+        eprintln!("regroup bench sim: ticks and --sim-secs must be positive");
+        return 2;
+    }
+    if cfg!(debug_assertions) {
+        eprintln!("regroup bench sim: this is a debug build; measure with --release");
+    }
+    if !args.json {
+        println!(
+            "{:>7} {:>9} {:>6} {:>8} {:>8} {:>9} {:>8} {:>7}",
+            "members", "layout", "tick", "sim s", "wall s", "sim/wall", "events", "passed"
+        );
+    }
+    let mut failed = false;
+    for &(processes, threads) in &parsed {
+        for &tick_ms in &ticks {
+            let w = Workload {
+                processes,
+                threads,
+                tick_ms,
+                sim_ms: args.sim_secs * 1000,
+                faults: !args.no_faults,
+                seed: args.seed,
+            };
+            let (spec, schedule, options) = w.prepare();
+            let faults = schedule.windows.len();
+            let started = Instant::now();
+            let outcome = match sim::runner::run(spec, schedule, &options) {
+                Ok(o) => o,
+                Err(e) => {
+                    eprintln!("regroup bench sim: setup error: {e}");
+                    return 2;
+                }
+            };
+            let wall = started.elapsed().as_secs_f64();
+            let sim_s = outcome.sim_ms as f64 / 1000.0;
+            let ratio = sim_s / wall.max(1e-9);
+            failed |= !outcome.passed;
+            if args.json {
+                println!(
+                    "{}",
+                    json!({
+                        "members": w.members(),
+                        "processes": processes,
+                        "threads": threads,
+                        "tickMs": tick_ms,
+                        "faults": faults,
+                        "simSeconds": sim_s,
+                        "wallSeconds": wall,
+                        "simPerWall": ratio,
+                        "events": outcome.events,
+                        "passed": outcome.passed,
+                    })
+                );
+            } else {
+                let ratio = if ratio < 10.0 {
+                    format!("{ratio:.1}x")
+                } else {
+                    format!("{ratio:.0}x")
+                };
+                println!(
+                    "{:>7} {:>9} {:>4}ms {:>8.1} {:>8.2} {:>9} {:>8} {:>7}",
+                    w.members(),
+                    format!("{processes}x{threads}"),
+                    tick_ms,
+                    sim_s,
+                    wall,
+                    ratio,
+                    outcome.events,
+                    outcome.passed
+                );
+            }
+            if let Some(v) = outcome.violations.first() {
+                eprintln!(
+                    "  {} at {} ms: {} (seed {})",
+                    v.invariant.name(),
+                    v.at_ms,
+                    v.detail,
+                    args.seed
+                );
+            }
+        }
+    }
+    if failed { 1 } else { 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_parse() {
+        assert_eq!(parse_layout("20x10"), Some((20, 10)));
+        assert_eq!(parse_layout("2X5"), Some((2, 5)));
+        assert_eq!(parse_layout("0x5"), None);
+        assert_eq!(parse_layout("20"), None);
+    }
+}

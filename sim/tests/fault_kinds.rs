@@ -1,0 +1,231 @@
+//! Fault kinds a scenario schedules: each is injected (and healed) as an event in the log, acts
+//! on the hosts it names (groups of hosts included), and the cluster converges afterwards with
+//! every invariant checked.
+
+use coordinator::events::EventKind as ClusterKind;
+use sim::event::{FaultEvent, SimEvent, SimEventKind};
+use sim::faults::{FaultKind, FaultSchedule, FaultWindow, HostRef};
+use sim::runner::{RunOptions, RunOutcome, run};
+use sim::spec::{ClassicGroupSpec, ClusterSpec, StreamsAppSpec};
+
+use members::streams::topology::{Subtopology, Topology};
+
+fn run_with(spec: ClusterSpec, windows: Vec<FaultWindow>) -> RunOutcome {
+    sim::logging::init();
+    let mut options = RunOptions::new(7);
+    options.keep_events = true;
+    let outcome = run(spec, FaultSchedule::new(windows), &options).unwrap();
+    assert!(outcome.passed, "{:?}", outcome.violations);
+    assert!(outcome.converged_at_ms.is_some());
+    outcome
+}
+
+/// (window, hosts) of every injection of `fault`.
+fn injections(log: &[SimEvent], fault: &str) -> Vec<(usize, Vec<String>)> {
+    log.iter()
+        .filter_map(|e| match &e.kind {
+            SimEventKind::Fault(FaultEvent::Injected {
+                window,
+                fault: f,
+                hosts,
+                ..
+            }) if *f == fault => Some((*window, hosts.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn healed(log: &[SimEvent], window: usize) -> bool {
+    log.iter().any(|e| {
+        matches!(&e.kind, SimEventKind::Fault(FaultEvent::Healed { window: w, .. }) if *w == window)
+    })
+}
+
+fn controller_event(log: &[SimEvent], pred: impl Fn(&ClusterKind) -> bool) -> Option<i64> {
+    log.iter().find_map(|e| match &e.kind {
+        SimEventKind::Cluster { kind, .. } if e.host == "controller" && pred(kind) => Some(e.at_ms),
+        _ => None,
+    })
+}
+
+#[test]
+fn topics_grow_and_are_deleted_and_streams_tasks_follow() {
+    // A stateless subtopology: its task count follows the input topic's partition count.
+    let topology = Topology::new(vec![Subtopology::new("0", &["in"])]);
+    let spec = ClusterSpec::default()
+        .with_topic("in", 2)
+        .with_topic("scratch", 1)
+        .with_streams(StreamsAppSpec::new("app", topology, 2, 1));
+    let outcome = run_with(
+        spec,
+        vec![
+            FaultWindow::at(
+                8_000,
+                FaultKind::AddPartitions {
+                    topic: "in".into(),
+                    total: 4,
+                },
+            ),
+            FaultWindow::at(
+                9_000,
+                FaultKind::DeleteTopic {
+                    name: "scratch".into(),
+                },
+            ),
+            FaultWindow::at(
+                10_000,
+                FaultKind::AddPartitions {
+                    topic: "in".into(),
+                    total: 3,
+                },
+            ),
+        ],
+    );
+    let log = &outcome.log;
+    assert_eq!(injections(log, "add-partitions").len(), 2);
+    assert_eq!(injections(log, "delete-topic").len(), 1);
+    let grown = controller_event(
+        log,
+        |k| matches!(k, ClusterKind::PartitionsAdded { topic, partitions: 4 } if topic == "in"),
+    );
+    assert!(grown.is_some_and(|t| t >= 8_000), "{grown:?}");
+    let deleted = controller_event(
+        log,
+        |k| matches!(k, ClusterKind::TopicDeleted { topic } if topic == "scratch"),
+    );
+    assert!(deleted.is_some_and(|t| t >= 9_000), "{deleted:?}");
+    // Shrinking is refused (Kafka: "would not be an increase"): only one growth event.
+    let growths = log
+        .iter()
+        .filter(|e| {
+            matches!(
+                &e.kind,
+                SimEventKind::Cluster {
+                    kind: ClusterKind::PartitionsAdded { .. },
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(growths, 1);
+    // The group converged with all four tasks, each active once.
+    let app = &outcome.groups[0];
+    let mut active: Vec<&String> = app.members.iter().flat_map(|m| &m.active_tasks).collect();
+    active.sort();
+    assert_eq!(active, ["0_0", "0_1", "0_2", "0_3"]);
+}
+
+#[test]
+fn faults_on_groups_of_hosts_act_on_every_host_and_heal() {
+    let spec = ClusterSpec::default()
+        .with_topic("orders", 4)
+        .with_classic(ClassicGroupSpec::new("billing", &["orders"], 2, 1).with_static_membership());
+    let outcome = run_with(
+        spec,
+        vec![
+            // Every process of the group loses the brokers, one way only, for 3 s.
+            FaultWindow::at(
+                8_000,
+                FaultKind::PartitionOneway {
+                    from: vec![HostRef::group("billing")],
+                    to: vec![HostRef::Brokers],
+                },
+            )
+            .lasting(3_000),
+            // Slow, then flapping links between the group and the brokers.
+            FaultWindow::at(
+                12_000,
+                FaultKind::Latency {
+                    a: vec![HostRef::group("billing")],
+                    b: vec![HostRef::Brokers],
+                    max_ms: 300,
+                },
+            )
+            .lasting(3_000),
+            FaultWindow::at(
+                16_000,
+                FaultKind::FailRate {
+                    a: vec![HostRef::process("billing", 0)],
+                    b: vec![HostRef::Brokers],
+                    rate: 0.05,
+                },
+            )
+            .lasting(3_000),
+            // Both processes crash together and come back within the session timeout.
+            FaultWindow::at(
+                20_000,
+                FaultKind::Crash {
+                    host: HostRef::group("billing"),
+                },
+            )
+            .lasting(4_000),
+            // Held links deliver late.
+            FaultWindow::at(
+                26_000,
+                FaultKind::Hold {
+                    a: vec![HostRef::process("billing", 1)],
+                    b: vec![HostRef::Brokers],
+                },
+            )
+            .lasting(2_000),
+        ],
+    );
+    let log = &outcome.log;
+    let (w, hosts) = &injections(log, "partition-oneway")[0];
+    assert_eq!(
+        hosts,
+        &["billing-0", "billing-1", "broker-1", "broker-2", "broker-3"]
+    );
+    assert!(healed(log, *w));
+    for fault in ["latency", "fail-rate", "hold"] {
+        let (w, _) = &injections(log, fault)[0];
+        assert!(healed(log, *w), "{fault}");
+    }
+    let (w, hosts) = &injections(log, "crash")[0];
+    assert_eq!(hosts, &["billing-0", "billing-1"]);
+    assert!(healed(log, *w));
+    // Both processes restarted (a second incarnation each).
+    for p in ["billing-0", "billing-1"] {
+        let restarted = log.iter().any(|e| {
+            matches!(&e.kind, SimEventKind::Harness(sim::event::HarnessEvent::ProcessStarted { process, incarnation: 2 }) if process == p)
+        });
+        assert!(restarted, "{p}");
+    }
+    assert_eq!(outcome.faults["crash"].injected, 1);
+    assert_eq!(outcome.faults["crash"].healed, 1);
+}
+
+#[test]
+fn a_topic_change_while_the_controller_is_down_is_skipped_and_recorded() {
+    let spec = ClusterSpec::default()
+        .with_topic("orders", 2)
+        .with_classic(ClassicGroupSpec::new("billing", &["orders"], 1, 1));
+    let outcome = run_with(
+        spec,
+        vec![
+            FaultWindow::at(
+                6_000,
+                FaultKind::Crash {
+                    host: HostRef::Controller,
+                },
+            )
+            .lasting(3_000),
+            FaultWindow::at(
+                7_000,
+                FaultKind::DeleteTopic {
+                    name: "orders".into(),
+                },
+            ),
+        ],
+    );
+    let skipped = outcome.log.iter().find_map(|e| match &e.kind {
+        SimEventKind::Fault(FaultEvent::Skipped { fault, reason, .. })
+            if *fault == "delete-topic" =>
+        {
+            Some(reason.clone())
+        }
+        _ => None,
+    });
+    assert_eq!(skipped.as_deref(), Some("the controller is down"));
+    assert_eq!(outcome.faults["delete-topic"].skipped, 1);
+}
