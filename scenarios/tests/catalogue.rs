@@ -58,6 +58,7 @@ scenarios! {
     streams_coordinator_failover_mid_rebalance => "streams-coordinator-failover-mid-rebalance",
     streams_standby_promotion => "streams-standby-promotion",
     streams_missing_source_topic => "streams-missing-source-topic",
+    streams_source_partitions_increase => "streams-source-partitions-increase",
     streams_internal_topics => "streams-internal-topics",
     streams_shutdown_application => "streams-shutdown-application",
     streams_iq_endpoints => "streams-iq-endpoints",

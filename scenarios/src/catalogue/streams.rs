@@ -280,6 +280,29 @@ pub fn scenarios() -> Vec<Scenario> {
             check: missing_source_topic,
         },
         Scenario {
+            name: "streams-source-partitions-increase",
+            description: "a stateless application (3 processes x 2 threads) reads `input` with 6 \
+                          partitions; at 20 s the topic grows to 8 (CreatePartitions at the \
+                          controller): the group's metadata hash changes, the epoch is bumped and \
+                          tasks 0_6 and 0_7 get exactly one active owner",
+            default_seed: 1,
+            cluster: || {
+                let topology = Topology::new(vec![Subtopology::new("0", &["input"])]);
+                cluster(StreamsAppSpec::new(APP, topology, 3, 2), 6)
+            },
+            faults: Faults::Schedule(|| {
+                vec![FaultWindow::at(
+                    20_000,
+                    FaultKind::AddPartitions {
+                        topic: "input".into(),
+                        total: 8,
+                    },
+                )]
+            }),
+            expect: injected(),
+            check: source_partitions_increase,
+        },
+        Scenario {
             name: "streams-internal-topics",
             description: "a two-subtopology application: the repartition and changelog topics \
                           are created with the input's 6 partitions and the downstream \
@@ -806,6 +829,21 @@ fn iq_endpoints(v: &View) -> Result<(), String> {
         })?;
     }
     Ok(())
+}
+
+fn source_partitions_increase(v: &View) -> Result<(), String> {
+    let (at, _) = v.injected("add-partitions")?;
+    let owners = v.final_active_owners(APP)?;
+    let tasks: Vec<&str> = owners.keys().map(String::as_str).collect();
+    let want: Vec<String> = (0..8).map(|p| format!("0_{p}")).collect();
+    ensure(tasks == want, || {
+        format!("active tasks at the end {tasks:?}, want {want:?}")
+    })?;
+    // The new tasks came with a group epoch bump after the topic grew.
+    let bumped = v.streams_epochs(APP).iter().any(|(t, _)| *t >= at);
+    ensure(bumped, || {
+        format!("no group epoch change after the topic grew at {at} ms")
+    })
 }
 
 fn max_group_size(v: &View) -> Result<(), String> {
