@@ -109,14 +109,16 @@ pub enum HarnessEvent {
 impl SimEvent {
     /// The canonical text the trace hash is computed over (deterministic `Debug` forms).
     pub fn write_canonical(&self, out: &mut String) {
-        out.clear();
-        let _ = write!(out, "{}|{}|{}|", self.seq, self.at_ms, self.host);
+        write_canonical_head(out, self.seq, self.at_ms, &self.host);
         let _ = match &self.kind {
             SimEventKind::Client {
                 client,
                 member_id,
                 kind,
-            } => write!(out, "c|{}|{member_id}|{kind:?}", client.name),
+            } => {
+                write_client_canonical_body(out, client, member_id, kind);
+                Ok(())
+            }
             SimEventKind::Cluster { node, kind } => write!(out, "n|{node}|{kind:?}"),
             SimEventKind::Record {
                 partition,
@@ -127,6 +129,22 @@ impl SimEvent {
             SimEventKind::Fault(f) => write!(out, "f|{f:?}"),
             SimEventKind::Harness(h) => write!(out, "h|{h:?}"),
         };
+    }
+
+    /// The canonical text of a client event given by parts, exactly as [`Self::write_canonical`]
+    /// writes it for a [`SimEventKind::Client`] event (the hub hashes events it does not keep
+    /// without copying them into a `SimEvent`).
+    pub fn write_client_canonical(
+        out: &mut String,
+        seq: u64,
+        at_ms: i64,
+        host: &str,
+        client: &ClientRef,
+        member_id: &str,
+        kind: &ClientKind,
+    ) {
+        write_canonical_head(out, seq, at_ms, host);
+        write_client_canonical_body(out, client, member_id, kind);
     }
 
     /// One line of `--trace`.
@@ -188,6 +206,20 @@ impl SimEvent {
         merge(&mut v, extra);
         v
     }
+}
+
+fn write_canonical_head(out: &mut String, seq: u64, at_ms: i64, host: &str) {
+    out.clear();
+    let _ = write!(out, "{seq}|{at_ms}|{host}|");
+}
+
+fn write_client_canonical_body(
+    out: &mut String,
+    client: &ClientRef,
+    member_id: &str,
+    kind: &ClientKind,
+) {
+    let _ = write!(out, "c|{}|{member_id}|{kind:?}", client.name);
 }
 
 fn merge(into: &mut Value, from: Value) {

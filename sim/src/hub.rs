@@ -155,13 +155,18 @@ impl Inner {
         };
         let mut scratch = std::mem::take(&mut self.scratch);
         event.write_canonical(&mut scratch);
-        self.hasher.update(scratch.as_bytes());
-        self.hasher.update(b"\n");
-        self.scratch = scratch;
+        self.hash(scratch);
         if self.keep_events {
             self.events.push(event);
         }
         seq
+    }
+
+    /// Adds one event's canonical text to the trace hash and keeps the buffer for the next.
+    fn hash(&mut self, scratch: String) {
+        self.hasher.update(scratch.as_bytes());
+        self.hasher.update(b"\n");
+        self.scratch = scratch;
     }
 
     fn fail(&mut self, v: Violation) {
@@ -213,15 +218,33 @@ impl Inner {
         if judged {
             self.catch_up(at_ms);
         }
-        let seq = self.append(
-            at_ms,
-            host,
-            SimEventKind::Client {
-                client: event.client.clone(),
-                member_id: event.member_id.clone(),
-                kind: event.kind.clone(),
-            },
-        );
+        let seq = if self.keep_events {
+            self.append(
+                at_ms,
+                host,
+                SimEventKind::Client {
+                    client: event.client.clone(),
+                    member_id: event.member_id.clone(),
+                    kind: event.kind.clone(),
+                },
+            )
+        } else {
+            // Only hashed: write the canonical text from the event itself, without copies.
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            let mut scratch = std::mem::take(&mut self.scratch);
+            SimEvent::write_client_canonical(
+                &mut scratch,
+                seq,
+                at_ms,
+                host,
+                &event.client,
+                &event.member_id,
+                &event.kind,
+            );
+            self.hash(scratch);
+            seq
+        };
         if self.violation.is_some() {
             return;
         }

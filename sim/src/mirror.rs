@@ -70,15 +70,10 @@ impl LogMirror {
         out: &mut Vec<CommittedRecord>,
     ) -> Result<(), DurabilityError> {
         for (broker, storage) in storages {
-            for (topic, partition) in storage.partitions() {
-                if topic != OFFSETS_TOPIC {
-                    continue;
-                }
+            storage.try_for_each_log_of(OFFSETS_TOPIC, |partition, log| {
                 let mirror = self.partitions.entry(partition).or_default();
-                storage.with_log(&topic, partition, |log| {
-                    catch_up_replica(*broker, partition, log, mirror, out)
-                })?;
-            }
+                catch_up_replica(*broker, partition, log, mirror, out)
+            })?;
         }
         Ok(())
     }

@@ -54,6 +54,24 @@ impl BrokerStorage {
         self.0.borrow().logs.keys().cloned().collect()
     }
 
+    /// Runs `f` on every log of `topic`, in partition order, without copying names or logs (the
+    /// simulator reads the offsets logs after every step). Stops at the first error.
+    pub fn try_for_each_log_of<E>(
+        &self,
+        topic: &str,
+        mut f: impl FnMut(i32, &PartitionLog) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let inner = self.0.borrow();
+        let from = (topic.to_string(), i32::MIN);
+        for ((t, partition), log) in inner.logs.range(from..) {
+            if t != topic {
+                break;
+            }
+            f(*partition, log)?;
+        }
+        Ok(())
+    }
+
     /// Writes the clean-shutdown marker.
     pub fn mark_clean_shutdown(&self, broker_epoch: i64) {
         self.0.borrow_mut().clean_shutdown_epoch = Some(broker_epoch);

@@ -506,7 +506,11 @@ impl<N: Net> Member<N> {
             return;
         };
         let leave = self.membership.state() == MemberState::Leaving;
-        let (offsets, end_offsets) = self.task_offset_snapshot();
+        let (offsets, end_offsets) = if self.membership.heartbeat_reads_task_offsets(now) {
+            self.task_offset_snapshot()
+        } else {
+            (BTreeMap::new(), BTreeMap::new())
+        };
         let request = self
             .membership
             .build_heartbeat(&self.join, offsets, end_offsets, now);

@@ -732,6 +732,16 @@ impl Membership {
 
     /// Builds the next heartbeat (`HeartbeatState.buildRequestData`): everything on a join; later
     /// only what changed since the last heartbeat (null = unchanged).
+    /// Whether the next [`Self::build_heartbeat`] at `now_ms` reads the task offsets it is given
+    /// (joining, a changed assignment, the task offset interval passed, or warm-up tasks to judge).
+    /// When false the caller may pass empty maps and skip taking a snapshot of the state directory.
+    pub fn heartbeat_reads_task_offsets(&self, now_ms: i64) -> bool {
+        self.state == MemberState::Joining
+            || self.last_sent_assignment.as_ref() != Some(&self.reconciled)
+            || self.last_task_offset_interval_ms + i64::from(self.task_offset_interval_ms) <= now_ms
+            || !self.reconciled.warmup.is_empty()
+    }
+
     pub fn build_heartbeat(
         &mut self,
         join: &JoinInfo,
@@ -1127,5 +1137,31 @@ mod tests {
             hb.task_offsets.is_none(),
             "unchanged offsets are not resent"
         );
+    }
+
+    #[test]
+    fn task_offsets_are_read_only_when_the_heartbeat_may_send_them() {
+        let mut m = joined(&[0]);
+        let mut r = response(3, None);
+        r.task_offset_interval_ms = 60_000;
+        m.on_heartbeat_success(&r, &topology()).unwrap();
+        // Stable, assignment acknowledged, offsets last sent at t=0: not before the interval.
+        assert!(!m.heartbeat_reads_task_offsets(30_000));
+        let hb = m.build_heartbeat(&join_info(), BTreeMap::new(), BTreeMap::new(), 30_000);
+        assert!(hb.task_offsets.is_none() && hb.active_tasks.is_none());
+        assert!(m.heartbeat_reads_task_offsets(60_000));
+        // A new assignment is acknowledged with the offsets at once.
+        let mut r = response(4, Some(&[0, 1]));
+        r.task_offset_interval_ms = 60_000;
+        m.on_heartbeat_success(&r, &topology()).unwrap();
+        reconcile(&mut m);
+        assert!(m.heartbeat_reads_task_offsets(30_001));
+        let hb = m.build_heartbeat(&join_info(), [(task(5), 7)].into(), BTreeMap::new(), 30_001);
+        assert_eq!(hb.task_offsets.as_ref().unwrap()[0].offset, 7);
+        assert!(!m.heartbeat_reads_task_offsets(30_002));
+        // Joining again always reads them.
+        let mut fresh = Membership::new("g", "m", None);
+        fresh.subscribe();
+        assert!(fresh.heartbeat_reads_task_offsets(0));
     }
 }
