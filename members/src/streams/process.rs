@@ -63,7 +63,7 @@ impl StreamsProcess {
         let mut threads = Vec::new();
         for n in 1..=config.num_threads.max(1) {
             let member_id = kafka_uuid_string(rng);
-            let thread_rng = ChaCha8Rng::from_rng(&mut *rng);
+            let member_rng = ChaCha8Rng::from_rng(&mut *rng);
             let instance_id = config.thread_instance_id(n);
             let clock_net = net.clone();
             let emitter = Emitter::new(
@@ -87,7 +87,7 @@ impl StreamsProcess {
                 shared: shared.clone(),
                 control,
                 emitter: emitter.clone(),
-                rng: thread_rng,
+                rng: member_rng,
                 member_id: member_id.clone(),
                 instance_id: instance_id.clone(),
                 client_id: config.thread_client_id(&process_id, n),
