@@ -72,6 +72,9 @@ pub enum EventKind {
         broker: i32,
         epoch: i64,
         reason: FenceReason,
+        /// For a session expiry: when the controller last heard from this broker epoch (so a
+        /// test can check the 9.0-10.125 s window without an event per heartbeat).
+        last_contact_ms: Option<i64>,
     },
     BrokerUnfenced {
         broker: i32,

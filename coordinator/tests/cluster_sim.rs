@@ -452,7 +452,7 @@ fn a_crashed_broker_restarting_quickly_is_refused_until_its_session_expires() ->
     // scan or superseded by the registration, never both unfenced.
     let fenced = event_times(
         &cluster.events,
-        |k| matches!(k, EventKind::BrokerFenced { broker: 2, epoch, reason: FenceReason::SessionExpired } if *epoch == epochs[0]),
+        |k| matches!(k, EventKind::BrokerFenced { broker: 2, epoch, reason: FenceReason::SessionExpired, .. } if *epoch == epochs[0]),
     );
     assert!(fenced.len() <= 1);
     let expansions = cluster.events.count(|e| {

@@ -88,15 +88,15 @@ impl HeartbeatManager {
             .is_some_and(|c| !self.is_expired(*c, now_ms))
     }
 
-    /// Removes and returns the first expired (id, epoch).
-    pub fn maybe_remove_expired(&mut self, now_ms: i64) -> Option<(i32, i64)> {
-        let key = self
+    /// Removes the first expired (id, epoch) and returns it with its last contact time.
+    pub fn maybe_remove_expired(&mut self, now_ms: i64) -> Option<(i32, i64, i64)> {
+        let (key, contact) = self
             .contact
             .iter()
             .find(|(_, c)| self.is_expired(**c, now_ms))
-            .map(|(k, _)| *k)?;
+            .map(|(k, c)| (*k, *c))?;
         self.contact.remove(&key);
-        Some(key)
+        Some((key.0, key.1, contact))
     }
 
     fn untrack(&mut self, id: i32) {
@@ -260,7 +260,7 @@ mod tests {
         assert!(m.has_valid_session(1, 10, 10_000));
         assert_eq!(m.maybe_remove_expired(10_000), None);
         assert!(!m.has_valid_session(1, 10, 10_001));
-        assert_eq!(m.maybe_remove_expired(10_001), Some((1, 10)));
+        assert_eq!(m.maybe_remove_expired(10_001), Some((1, 10, 1_000)));
         assert_eq!(m.maybe_remove_expired(10_001), None);
     }
 

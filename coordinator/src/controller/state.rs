@@ -548,6 +548,7 @@ impl Controller {
                         broker,
                         epoch,
                         reason,
+                        last_contact_ms: None,
                     });
                 }
                 BrokerControlState::Unfenced => {
@@ -615,7 +616,8 @@ impl Controller {
     /// broker whose session expired. Returns whether it removed an entry (Kafka then re-runs the
     /// scan after 10 ms instead of a full period).
     pub fn maybe_fence_one_stale_broker(&mut self, now_ms: i64) -> bool {
-        let Some((broker, epoch)) = self.heartbeats.maybe_remove_expired(now_ms) else {
+        let Some((broker, epoch, last_contact_ms)) = self.heartbeats.maybe_remove_expired(now_ms)
+        else {
             return false;
         };
         match self.image.broker(broker).map(|b| b.epoch) {
@@ -649,6 +651,7 @@ impl Controller {
                     broker,
                     epoch,
                     reason: FenceReason::SessionExpired,
+                    last_contact_ms: Some(last_contact_ms),
                 });
             }
         }
