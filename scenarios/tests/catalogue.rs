@@ -89,3 +89,23 @@ scenarios! {
     swarm_classic_static => "swarm-classic-static",
     swarm_mixed => "swarm-mixed",
 }
+
+/// snapshots/ holds exactly one summary per catalogue scenario and seed 1..=3 (plus its README): a
+/// renamed or removed scenario must take its snapshots with it, since `INSTA_UPDATE=no` alone does not
+/// notice files no test reads.
+#[test]
+fn no_unreferenced_snapshots() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../snapshots");
+    let mut found: Vec<String> = std::fs::read_dir(&dir)
+        .expect("snapshots/")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "README.md")
+        .collect();
+    found.sort();
+    let mut want: Vec<String> = catalogue::all()
+        .iter()
+        .flat_map(|s| (1..=3).map(move |seed| format!("{}@seed{seed}.snap", s.name)))
+        .collect();
+    want.sort();
+    assert_eq!(found, want);
+}
