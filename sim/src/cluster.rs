@@ -47,6 +47,11 @@ pub fn broker_host(id: i32) -> String {
     format!("broker-{id}")
 }
 
+/// The broker id a host name of [`broker_host`] stands for (`None` for any other host).
+pub fn broker_id_of(host: &str) -> Option<i32> {
+    host.strip_prefix("broker-")?.parse().ok()
+}
+
 /// The host name of process `index` of a group.
 pub fn process_host(group: &str, index: usize) -> String {
     format!("{group}-{index}")

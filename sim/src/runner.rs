@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::cluster::{
     ADMIN_HOST, AdminCommand, CONTROLLER_HOST, Cluster, ProcessCommand, SetupError, broker_host,
-    broker_session_timeout_ms, process_host,
+    broker_id_of, broker_session_timeout_ms, process_host,
 };
 use coordinator::controller::AdminOp;
 
@@ -486,7 +486,7 @@ impl Driver {
             self.cluster.sim.crash(host);
             if host == CONTROLLER_HOST {
                 *self.cluster.controller.borrow_mut() = None;
-            } else if let Some(id) = host.strip_prefix("broker-").and_then(|i| i.parse().ok()) {
+            } else if let Some(id) = broker_id_of(host) {
                 self.cluster.brokers.borrow_mut().remove(&id);
             }
             self.stalled.remove(host);
@@ -648,10 +648,7 @@ impl Driver {
             }
             FaultKind::ControlledShutdown { broker } => {
                 let h = self.resolve(broker)?;
-                let id: i32 = h[0]
-                    .strip_prefix("broker-")
-                    .and_then(|i| i.parse().ok())
-                    .ok_or_else(|| format!("{} is not a broker", h[0]))?;
+                let id = broker_id_of(&h[0]).ok_or_else(|| format!("{} is not a broker", h[0]))?;
                 if self.down.contains(&h[0]) {
                     return Err(format!("{} is already down", h[0]));
                 }
@@ -675,10 +672,7 @@ impl Driver {
             }
             FaultKind::StaleBrokerHeartbeat { broker } => {
                 let h = self.resolve(broker)?;
-                let id: i32 = h[0]
-                    .strip_prefix("broker-")
-                    .and_then(|i| i.parse().ok())
-                    .ok_or_else(|| format!("{} is not a broker", h[0]))?;
+                let id = broker_id_of(&h[0]).ok_or_else(|| format!("{} is not a broker", h[0]))?;
                 let epochs = self.broker_epochs.get(&id).cloned().unwrap_or_default();
                 if epochs.len() < 2 {
                     return Err(format!("{} has not re-registered yet", h[0]));

@@ -31,7 +31,7 @@ fn groups() -> ClusterSpec {
 }
 
 fn broker_id(host: &str) -> i32 {
-    host.trim_start_matches("broker-").parse().unwrap_or(-1)
+    sim::cluster::broker_id_of(host).unwrap_or(-1)
 }
 
 pub fn scenarios() -> Vec<Scenario> {

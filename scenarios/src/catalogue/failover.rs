@@ -217,9 +217,7 @@ pub fn scenarios() -> Vec<Scenario> {
 }
 
 fn broker_id(host: &str) -> i32 {
-    host.strip_prefix("broker-")
-        .and_then(|i| i.parse().ok())
-        .unwrap_or(-1)
+    sim::cluster::broker_id_of(host).unwrap_or(-1)
 }
 
 /// Another broker loaded the group's offsets partition after `fault` hit its coordinator.
