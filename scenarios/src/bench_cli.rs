@@ -7,9 +7,34 @@
 
 use std::time::Instant;
 
-use clap::{Args, Subcommand};
+use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
-use sim::bench::Workload;
+use sim::bench::{Timings, Workload};
+
+/// `--timings`: which group and client timeouts the application runs with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TimingsArg {
+    /// The catalogue's: 1 s heartbeats, 10 s sessions, 5 s commits.
+    Catalogue,
+    /// Apache Kafka 4.4's defaults: 5 s heartbeats, 45 s sessions, 30 s commits.
+    Kafka,
+}
+
+impl TimingsArg {
+    fn timings(self) -> Timings {
+        match self {
+            TimingsArg::Catalogue => Timings::Catalogue,
+            TimingsArg::Kafka => Timings::Kafka,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            TimingsArg::Catalogue => "catalogue",
+            TimingsArg::Kafka => "kafka",
+        }
+    }
+}
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -25,7 +50,7 @@ pub enum BenchTarget {
 
 #[derive(Debug, Args)]
 pub struct SimBenchArgs {
-    /// Host layouts as PROCESSESxTHREADS (repeatable; default 2x10, 20x10, 200x10: 20, 200 and
+    /// Host layouts as PROCESSESxTHREADS (repeatable; default 2x10, 20x10, 20x100: 20, 200 and
     /// 2,000 members).
     #[arg(long = "layout", value_name = "PxT")]
     pub layouts: Vec<String>,
@@ -38,6 +63,9 @@ pub struct SimBenchArgs {
     /// The seed (it draws the swarm faults).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Group and client timings (repeatable; default catalogue).
+    #[arg(long = "timings", value_enum, value_name = "T")]
+    pub timings: Vec<TimingsArg>,
     /// Run without faults.
     #[arg(long)]
     pub no_faults: bool,
@@ -60,7 +88,7 @@ pub fn run(args: &BenchArgs) -> i32 {
 
 fn run_sim(args: &SimBenchArgs) -> i32 {
     let layouts = if args.layouts.is_empty() {
-        vec!["2x10".to_string(), "20x10".into(), "200x10".into()]
+        vec!["2x10".to_string(), "20x10".into(), "20x100".into()]
     } else {
         args.layouts.clone()
     };
@@ -88,78 +116,100 @@ fn run_sim(args: &SimBenchArgs) -> i32 {
     }
     if !args.json {
         println!(
-            "{:>7} {:>9} {:>6} {:>8} {:>8} {:>9} {:>8} {:>7}",
-            "members", "layout", "tick", "sim s", "wall s", "sim/wall", "events", "passed"
+            "{:>9} {:>7} {:>9} {:>6} {:>8} {:>8} {:>9} {:>8} {:>7}",
+            "timings",
+            "members",
+            "layout",
+            "tick",
+            "sim s",
+            "wall s",
+            "sim/wall",
+            "events",
+            "passed"
         );
     }
     let mut failed = false;
-    for &(processes, threads) in &parsed {
-        for &tick_ms in &ticks {
-            let w = Workload {
-                processes,
-                threads,
-                tick_ms,
-                sim_ms: args.sim_secs * 1000,
-                faults: !args.no_faults,
-                seed: args.seed,
-            };
-            let (spec, schedule, options) = w.prepare();
-            let faults = schedule.windows.len();
-            let started = Instant::now();
-            let outcome = match sim::runner::run(spec, schedule, &options) {
-                Ok(o) => o,
-                Err(e) => {
-                    eprintln!("regroup bench sim: setup error: {e}");
-                    return 2;
-                }
-            };
-            let wall = started.elapsed().as_secs_f64();
-            let sim_s = outcome.sim_ms as f64 / 1000.0;
-            let ratio = sim_s / wall.max(1e-9);
-            failed |= !outcome.passed;
-            if args.json {
-                println!(
-                    "{}",
-                    json!({
-                        "members": w.members(),
-                        "processes": processes,
-                        "threads": threads,
-                        "tickMs": tick_ms,
-                        "faults": faults,
-                        "simSeconds": sim_s,
-                        "wallSeconds": wall,
-                        "simPerWall": ratio,
-                        "events": outcome.events,
-                        "passed": outcome.passed,
-                    })
-                );
+    let timings = if args.timings.is_empty() {
+        vec![TimingsArg::Catalogue]
+    } else {
+        args.timings.clone()
+    };
+    let mut runs = Vec::new();
+    for &timing in &timings {
+        for &(processes, threads) in &parsed {
+            for &tick_ms in &ticks {
+                runs.push((timing, processes, threads, tick_ms));
+            }
+        }
+    }
+    for (timing, processes, threads, tick_ms) in runs {
+        let w = Workload {
+            processes,
+            threads,
+            tick_ms,
+            sim_ms: args.sim_secs * 1000,
+            faults: !args.no_faults,
+            seed: args.seed,
+            timings: timing.timings(),
+        };
+        let (spec, schedule, options) = w.prepare();
+        let faults = schedule.windows.len();
+        let started = Instant::now();
+        let outcome = match sim::runner::run(spec, schedule, &options) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("regroup bench sim: setup error: {e}");
+                return 2;
+            }
+        };
+        let wall = started.elapsed().as_secs_f64();
+        let sim_s = outcome.sim_ms as f64 / 1000.0;
+        let ratio = sim_s / wall.max(1e-9);
+        failed |= !outcome.passed;
+        if args.json {
+            println!(
+                "{}",
+                json!({
+                    "members": w.members(),
+                    "processes": processes,
+                    "threads": threads,
+                    "tickMs": tick_ms,
+                    "timings": timing.name(),
+                    "faults": faults,
+                    "simSeconds": sim_s,
+                    "wallSeconds": wall,
+                    "simPerWall": ratio,
+                    "events": outcome.events,
+                    "passed": outcome.passed,
+                })
+            );
+        } else {
+            let ratio = if ratio < 10.0 {
+                format!("{ratio:.1}x")
             } else {
-                let ratio = if ratio < 10.0 {
-                    format!("{ratio:.1}x")
-                } else {
-                    format!("{ratio:.0}x")
-                };
-                println!(
-                    "{:>7} {:>9} {:>4}ms {:>8.1} {:>8.2} {:>9} {:>8} {:>7}",
-                    w.members(),
-                    format!("{processes}x{threads}"),
-                    tick_ms,
-                    sim_s,
-                    wall,
-                    ratio,
-                    outcome.events,
-                    outcome.passed
-                );
-            }
-            if let Some(v) = outcome.violations.first() {
-                eprintln!(
-                    "  {} at {} ms: {} (seed {})",
-                    v.invariant.name(),
-                    v.at_ms,
-                    v.detail,
-                    args.seed
-                );
-            }
+                format!("{ratio:.0}x")
+            };
+            println!(
+                "{:>9} {:>7} {:>9} {:>4}ms {:>8.1} {:>8.2} {:>9} {:>8} {:>7}",
+                timing.name(),
+                w.members(),
+                format!("{processes}x{threads}"),
+                tick_ms,
+                sim_s,
+                wall,
+                ratio,
+                outcome.events,
+                outcome.passed
+            );
+        }
+        if let Some(v) = outcome.violations.first() {
+            eprintln!(
+                "  {} at {} ms: {} (seed {})",
+                v.invariant.name(),
+                v.at_ms,
+                v.detail,
+                args.seed
+            );
         }
     }
     if failed { 1 } else { 0 }

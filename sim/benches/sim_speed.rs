@@ -6,7 +6,7 @@
 //! `cargo bench -p sim --bench sim_speed`
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use sim::bench::Workload;
+use sim::bench::{Timings, Workload};
 
 fn workload(processes: usize, threads: usize, tick_ms: u64) -> Workload {
     Workload {
@@ -16,6 +16,7 @@ fn workload(processes: usize, threads: usize, tick_ms: u64) -> Workload {
         sim_ms: 30_000,
         faults: true,
         seed: 1,
+        timings: Timings::Catalogue,
     }
 }
 

@@ -10,6 +10,34 @@ use crate::runner::RunOptions;
 use crate::spec::{ClusterSpec, StreamsAppSpec};
 use crate::swarm::{SwarmConfig, SwarmOptions};
 
+/// The group and client timings of the workload's application.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Timings {
+    /// The catalogue's simulation-friendly timings ([`StreamsAppSpec::new`]): 1 s heartbeats,
+    /// 10 s sessions, 20 s rebalance timeout, 5 s commits. Five times the heartbeat traffic of
+    /// Kafka's defaults.
+    #[default]
+    Catalogue,
+    /// Apache Kafka 4.4's defaults: `group.streams.heartbeat.interval.ms` 5 s,
+    /// `group.streams.session.timeout.ms` 45 s, `group.streams.initial.rebalance.delay.ms` 3 s,
+    /// Kafka Streams' `commit.interval.ms` 30 s, the consumer's `max.poll.interval.ms` 300 s and
+    /// `request.timeout.ms` 30 s.
+    Kafka,
+}
+
+impl Timings {
+    fn apply(self, app: &mut StreamsAppSpec) {
+        if self == Timings::Kafka {
+            app.heartbeat_interval_ms = 5_000;
+            app.session_timeout_ms = 45_000;
+            app.initial_rebalance_delay_ms = 3_000;
+            app.commit_interval_ms = 30_000;
+            app.max_poll_interval_ms = 300_000;
+            app.request_timeout_ms = 30_000;
+        }
+    }
+}
+
 /// One point of the cost measurement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Workload {
@@ -24,6 +52,7 @@ pub struct Workload {
     /// Draw swarm faults (otherwise the cluster runs fault-free).
     pub faults: bool,
     pub seed: u64,
+    pub timings: Timings,
 }
 
 impl Workload {
@@ -38,11 +67,12 @@ impl Workload {
             Subtopology::new("0", &["input"])
                 .with_changelog(InternalTopic::new("app-store-changelog")),
         ]);
+        let mut app =
+            StreamsAppSpec::new("app", topology, self.processes, self.threads).with_standbys(1);
+        self.timings.apply(&mut app);
         let mut spec = ClusterSpec::default()
             .with_topic("input", self.members().max(1) as i32)
-            .with_streams(
-                StreamsAppSpec::new("app", topology, self.processes, self.threads).with_standbys(1),
-            )
+            .with_streams(app)
             .with_tick_ms(self.tick_ms);
         let schedule = if self.faults {
             let mut rng = crate::seed::rng(self.seed, "swarm");
@@ -77,6 +107,7 @@ mod tests {
             sim_ms: 60_000,
             faults: true,
             seed: 9,
+            timings: Timings::Catalogue,
         };
         let (spec, schedule, options) = w.prepare();
         assert_eq!(spec.member_count(), 12);
@@ -87,5 +118,20 @@ mod tests {
         assert!(schedule.windows.iter().all(|w| w.at_ms < 40_000));
         let (_, none, _) = Workload { faults: false, ..w }.prepare();
         assert!(none.is_empty());
+        let (kafka, _, _) = Workload {
+            timings: Timings::Kafka,
+            ..w
+        }
+        .prepare();
+        let app = &kafka.streams_apps[0];
+        assert_eq!(
+            (
+                app.heartbeat_interval_ms,
+                app.session_timeout_ms,
+                app.commit_interval_ms
+            ),
+            (5_000, 45_000, 30_000)
+        );
+        assert_eq!(spec.streams_apps[0].heartbeat_interval_ms, 1_000);
     }
 }
