@@ -65,6 +65,19 @@ pub fn broker_session_timeout_ms(spec: &ClusterSpec) -> u64 {
         .unwrap_or(9_000)
 }
 
+/// The controller's configuration for `spec`: the defaults, then every broker config the
+/// controller knows (keys it does not know are broker configs, validated by the brokers).
+pub fn controller_config(spec: &ClusterSpec) -> ControllerConfig {
+    let mut config = ControllerConfig {
+        listen: format!("0.0.0.0:{CONTROLLER_PORT}"),
+        ..ControllerConfig::default()
+    };
+    for (k, v) in &spec.broker_configs {
+        let _ = config.try_set(k, v);
+    }
+    config
+}
+
 /// A command for a member process's host.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ProcessCommand {
@@ -219,14 +232,7 @@ impl Cluster {
 
     fn add_controller(&mut self) {
         let storage = ControllerStorage::new();
-        let mut config = ControllerConfig {
-            listen: format!("0.0.0.0:{CONTROLLER_PORT}"),
-            ..ControllerConfig::default()
-        };
-        for (k, v) in &self.spec.broker_configs {
-            // Keys the controller does not know are broker configs; validated there.
-            let _ = config.try_set(k, v);
-        }
+        let config = controller_config(&self.spec);
         let sink = self.hub.cluster_sink(CONTROLLER_HOST);
         let slot = self.controller.clone();
         let started = self.controller_started_ms.clone();

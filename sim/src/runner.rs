@@ -57,7 +57,8 @@ impl RunOptions {
 
 /// The default liveness bound: 2 × the longest member session timeout + the longest rebalance
 /// timeout (`max.poll.interval.ms`) + the broker session timeout (a coordinator fail-over may
-/// have to wait for the controller to fence the old one) + the classic initial rebalance delay.
+/// have to wait for the controller to fence the old one) + the classic initial rebalance delay
+/// + [`coordinator_move_after_heal_ms`].
 pub fn default_convergence_bound_ms(spec: &ClusterSpec) -> u64 {
     let session = spec
         .streams_apps
@@ -83,7 +84,31 @@ pub fn default_convergence_bound_ms(spec: &ClusterSpec) -> u64 {
             .and_then(|v| v.parse().ok())
             .unwrap_or(3_000)
     };
-    2 * session + rebalance + broker_session_timeout_ms(spec) + classic_delay
+    2 * session
+        + rebalance
+        + broker_session_timeout_ms(spec)
+        + classic_delay
+        + coordinator_move_after_heal_ms(spec, rebalance)
+}
+
+/// How much later than the rebalance timeout alone a member stuck in UNREVOKED_TASKS since
+/// before the final heal may be fenced: min(leader imbalance check interval, rebalance timeout),
+/// or 0 without `auto.leader.rebalance.enable`.
+///
+/// A member whose revocation never reached it (the response was lost, or the write behind it
+/// timed out and answered COORDINATOR_NOT_AVAILABLE while its records stayed) keeps reporting
+/// the tasks, and Kafka 4.4 sends an assignment only on a join or a change, so only the
+/// rebalance timeout ends it. Loading a coordinator restarts that timeout for every such member
+/// (`GroupMetadataManager.onLoaded`), and after the heal the controller's periodic
+/// preferred-leader election (`leader.imbalance.check.interval.seconds`, first run at most one
+/// interval after the heal) can still move the group's coordinator. A move later than the
+/// rebalance timeout after the heal finds the member fenced already, hence the minimum.
+pub fn coordinator_move_after_heal_ms(spec: &ClusterSpec, rebalance_timeout_ms: u64) -> u64 {
+    crate::cluster::controller_config(spec)
+        .leader_imbalance_check_interval_ms
+        .map_or(0, |interval| {
+            (interval.max(0) as u64).min(rebalance_timeout_ms)
+        })
 }
 
 /// One group at the end of the run, as the committed records describe it.
@@ -976,4 +1001,57 @@ fn summarize(cluster: &Cluster) -> Vec<GroupSummary> {
         out.sort_by(|a, b| a.group_id.cmp(&b.group_id));
         out
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::{Timings, Workload};
+
+    fn kafka_timed_spec() -> ClusterSpec {
+        let w = Workload {
+            processes: 2,
+            threads: 2,
+            tick_ms: 10,
+            sim_ms: 60_000,
+            faults: false,
+            seed: 1,
+            timings: Timings::Kafka,
+        };
+        w.prepare().0
+    }
+
+    #[test]
+    fn the_bound_allows_a_coordinator_move_by_the_leader_imbalance_check_after_the_heal() {
+        // Kafka's defaults: sessions 45 s, rebalance timeout 300 s, broker session 9 s, leader
+        // imbalance check every 300 s: 90 + 300 + 9 + min(300, 300).
+        let mut spec = kafka_timed_spec();
+        assert_eq!(coordinator_move_after_heal_ms(&spec, 300_000), 300_000);
+        assert_eq!(default_convergence_bound_ms(&spec), 699_000);
+        // A check interval shorter than the rebalance timeout bounds the extra wait.
+        spec.broker_configs.insert(
+            "leader.imbalance.check.interval.seconds".into(),
+            "60".into(),
+        );
+        assert_eq!(default_convergence_bound_ms(&spec), 459_000);
+        // Without automatic leader balancing nothing moves the coordinator after the heal.
+        let mut off = kafka_timed_spec();
+        off.broker_configs
+            .insert("auto.leader.rebalance.enable".into(), "false".into());
+        assert_eq!(coordinator_move_after_heal_ms(&off, 300_000), 0);
+        assert_eq!(default_convergence_bound_ms(&off), 399_000);
+    }
+
+    #[test]
+    fn a_rebalance_timeout_shorter_than_the_check_interval_caps_the_extra_wait() {
+        // The catalogue's timings: sessions 10 s, rebalance timeout 20 s: 20 + 20 + 9 + 20.
+        let topology = members::streams::topology::Topology::new(vec![
+            members::streams::topology::Subtopology::new("0", &["input"]),
+        ]);
+        let spec = ClusterSpec::default()
+            .with_topic("input", 4)
+            .with_streams(crate::spec::StreamsAppSpec::new("app", topology, 2, 2));
+        assert_eq!(coordinator_move_after_heal_ms(&spec, 20_000), 20_000);
+        assert_eq!(default_convergence_bound_ms(&spec), 69_000);
+    }
 }
