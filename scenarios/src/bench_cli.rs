@@ -63,7 +63,7 @@ pub struct SimBenchArgs {
     /// The seed (it draws the swarm faults).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Group and client timings (repeatable; default catalogue).
+    /// Group and client timings (repeatable; default: kafka, then catalogue).
     #[arg(long = "timings", value_enum, value_name = "T")]
     pub timings: Vec<TimingsArg>,
     /// Run without faults.
@@ -130,7 +130,7 @@ fn run_sim(args: &SimBenchArgs) -> i32 {
     }
     let mut failed = false;
     let timings = if args.timings.is_empty() {
-        vec![TimingsArg::Catalogue]
+        vec![TimingsArg::Kafka, TimingsArg::Catalogue]
     } else {
         args.timings.clone()
     };

@@ -88,7 +88,7 @@ fn a_violation_exits_1_with_the_replay_command() {
     let out = regroup(&["run", "demo-failing-run"]);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("FAILED: convergence at 1010 ms"), "{text}");
+    assert!(text.contains("FAILED: convergence at 1020 ms"), "{text}");
     assert!(
         text.contains("replay: cargo run --release -- run demo-failing-run --seed 1"),
         "{text}"
@@ -99,7 +99,7 @@ fn a_violation_exits_1_with_the_replay_command() {
     let v = json(&out);
     assert_eq!(v["passed"], false);
     assert_eq!(v["violations"][0]["invariant"], "convergence");
-    assert_eq!(v["violations"][0]["atMs"], 1010);
+    assert_eq!(v["violations"][0]["atMs"], 1020); // the first step after the 1,000 ms bound (20 ms ticks)
 }
 
 #[test]
@@ -302,12 +302,12 @@ fn html_timeline_has_member_and_broker_lanes_fault_bands_and_the_violation() {
     let out = regroup(&["run", "demo-failing-run", "--html", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let page = std::fs::read_to_string(&path).unwrap();
-    assert!(page.contains("convergence at 1010 ms"), "violation marker");
+    assert!(page.contains("convergence at 1020 ms"), "violation marker");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
-fn bench_sim_prints_one_json_line_per_layout_and_tick() {
+fn bench_sim_prints_one_json_line_per_timings_layout_and_tick() {
     let out = regroup(&[
         "bench",
         "sim",
@@ -317,6 +317,10 @@ fn bench_sim_prints_one_json_line_per_layout_and_tick() {
         "10",
         "--tick",
         "20",
+        "--timings",
+        "catalogue",
+        "--timings",
+        "kafka",
         "--sim-secs",
         "3",
         "--no-faults",
@@ -332,9 +336,16 @@ fn bench_sim_prints_one_json_line_per_layout_and_tick() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines.len(), 2);
-    for (l, tick) in lines.iter().zip([10, 20]) {
+    assert_eq!(lines.len(), 4);
+    let expected = [
+        ("catalogue", 10),
+        ("catalogue", 20),
+        ("kafka", 10),
+        ("kafka", 20),
+    ];
+    for (l, (timings, tick)) in lines.iter().zip(expected) {
         assert_eq!(l["members"], 2);
+        assert_eq!(l["timings"], timings);
         assert_eq!(l["tickMs"], tick);
         assert_eq!(l["faults"], 0);
         assert_eq!(l["passed"], true);
@@ -347,6 +358,12 @@ fn bench_sim_prints_one_json_line_per_layout_and_tick() {
     );
     assert_eq!(
         regroup(&["bench", "sim", "--tick", "0"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        regroup(&["bench", "sim", "--timings", "fast"])
+            .status
+            .code(),
         Some(2)
     );
 }
