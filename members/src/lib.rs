@@ -17,6 +17,7 @@ pub mod backoff;
 pub mod classic;
 pub mod conn;
 pub mod coordinator;
+mod event_loop;
 pub mod ids;
 pub mod observer;
 pub mod offsets;

@@ -9,7 +9,6 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
 use std::rc::Rc;
-use std::time::Duration;
 
 use bytes::Bytes;
 use protocol::messages::join_group_request::JoinGroupRequestProtocol;
@@ -34,6 +33,7 @@ use super::protocol::{
 use crate::backoff::ExponentialBackoff;
 use crate::conn::{ConnectionConfig, KafkaClient};
 use crate::coordinator::{CoordinatorNode, CoordinatorTracker, FindFailure, find_coordinator};
+use crate::event_loop::{self, Inbox, Model};
 use crate::observer::{
     ClientKind, ClientRef, Emitter, EventKind, Observer, RequestFailure, TopicPartition,
 };
@@ -171,10 +171,8 @@ struct Member<N: Net> {
     client: Rc<KafkaClient<N>>,
     emitter: Emitter,
     rng: Rc<RefCell<ChaCha8Rng>>,
-    control: mpsc::UnboundedReceiver<Control>,
-    control_open: bool,
+    inbox: Inbox<Control, Msg>,
     tx: mpsc::UnboundedSender<Msg>,
-    rx: mpsc::UnboundedReceiver<Msg>,
     children: Vec<JoinHandle<()>>,
     coordinator: CoordinatorTracker,
     state: ConsumerState,
@@ -332,15 +330,13 @@ impl<N: Net> Member<N> {
         let client = KafkaClient::new(net, conn, bootstrap, emitter.clone(), rng.clone());
         let now = emitter.now_ms();
         let retry = ExponentialBackoff::retry(config.retry_backoff_ms, config.retry_backoff_max_ms);
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (inbox, tx) = Inbox::new(control);
         Self {
             client,
             emitter,
             rng,
-            control,
-            control_open: true,
+            inbox,
             tx,
-            rx,
             children: Vec::new(),
             coordinator: CoordinatorTracker::new(
                 config.retry_backoff_ms,
@@ -384,43 +380,8 @@ impl<N: Net> Member<N> {
         }
     }
 
-    fn now(&self) -> i64 {
-        self.emitter.now_ms()
-    }
-
     async fn run(mut self) {
-        let mut immediate = 0;
-        loop {
-            let now = self.now();
-            self.poll(now);
-            if self.exit {
-                break;
-            }
-            let wake = self.next_wake(now);
-            if wake <= now && immediate < 16 {
-                immediate += 1;
-                tokio::task::yield_now().await;
-                continue;
-            }
-            immediate = 0;
-            let sleep = tokio::time::sleep(Duration::from_millis((wake - now).max(1) as u64));
-            tokio::select! {
-                biased;
-                control = self.control.recv(), if self.control_open => match control {
-                    Some(Control::Close) => self.closing = true,
-                    Some(Control::StallHeartbeats(stalled)) => self.heartbeats_stalled = stalled,
-                    None => {
-                        self.control_open = false;
-                        self.closing = true;
-                    }
-                },
-                Some(msg) = self.rx.recv() => {
-                    let now = self.now();
-                    self.handle(msg, now);
-                }
-                _ = sleep => {}
-            }
-        }
+        event_loop::drive(&mut self).await;
         self.client.close_all("consumer closed");
         self.emitter.emit(EventKind::Stopped {
             graceful: self.state != ConsumerState::Fatal,
@@ -1579,6 +1540,47 @@ impl<N: Net> Member<N> {
             at(now);
         }
         wake.max(now)
+    }
+}
+
+impl<N: Net> Model for Member<N> {
+    type Control = Control;
+    type Result = Msg;
+
+    fn inbox(&mut self) -> &mut Inbox<Control, Msg> {
+        &mut self.inbox
+    }
+
+    fn now(&self) -> i64 {
+        self.emitter.now_ms()
+    }
+
+    fn poll_due(&mut self, now: i64) {
+        self.poll(now);
+    }
+
+    fn finished(&self) -> bool {
+        self.exit
+    }
+
+    fn next_wake_ms(&self, now: i64) -> i64 {
+        self.next_wake(now)
+    }
+
+    fn on_control(&mut self, control: Control) {
+        match control {
+            Control::Close => self.closing = true,
+            Control::StallHeartbeats(stalled) => self.heartbeats_stalled = stalled,
+        }
+    }
+
+    /// The `Consumer` handle was dropped: close as if asked to.
+    fn on_control_closed(&mut self) {
+        self.closing = true;
+    }
+
+    fn on_result(&mut self, msg: Msg, now: i64) {
+        self.handle(msg, now);
     }
 }
 

@@ -11,7 +11,6 @@ use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::future::Future;
 use std::rc::Rc;
-use std::time::Duration;
 
 use protocol::messages::streams_group_heartbeat_response as resp;
 use protocol::messages::{StreamsGroupHeartbeatResponse, TopicName};
@@ -29,6 +28,7 @@ use super::state_dir::StateDirectory;
 use crate::backoff::ExponentialBackoff;
 use crate::conn::KafkaClient;
 use crate::coordinator::{CoordinatorNode, CoordinatorTracker, FindFailure, find_coordinator};
+use crate::event_loop::{self, Inbox, Model};
 use crate::observer::Emitter;
 use crate::observer::{EndpointPartitions, EventKind, RequestFailure, TaskId, TopicPartition};
 use crate::offsets::{
@@ -82,7 +82,7 @@ pub(crate) struct MemberParams<N: Net> {
 }
 
 /// A response or result handed back to the member loop.
-enum Msg {
+pub(crate) enum Msg {
     Coordinator(Result<CoordinatorNode, FindFailure>),
     Heartbeat {
         result: Result<Response, RequestFailure>,
@@ -199,13 +199,11 @@ pub(crate) struct Member<N: Net> {
     join: JoinInfo,
     state_dir: StateDirectory,
     shared: Rc<ProcessShared>,
-    control: mpsc::UnboundedReceiver<Control>,
-    control_open: bool,
+    inbox: Inbox<Control, Msg>,
     membership: Membership,
     hb: HeartbeatRequestState,
     coordinator: CoordinatorTracker,
     tx: mpsc::UnboundedSender<Msg>,
-    rx: mpsc::UnboundedReceiver<Msg>,
     children: Vec<JoinHandle<()>>,
     topic_ids: TopicIds,
     metadata: RequestState,
@@ -275,14 +273,13 @@ impl<N: Net> Member<N> {
             rack_id: config.rack_id.clone(),
             client_tags: config.client_tags.clone(),
         };
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (inbox, tx) = Inbox::new(control);
         Self {
             client,
             rng,
             join,
             state_dir,
-            control,
-            control_open: true,
+            inbox,
             membership: Membership::new(&config.application_id, &member_id, instance_id.as_deref()),
             hb: HeartbeatRequestState::new(0, retry, now),
             coordinator: CoordinatorTracker::new(
@@ -290,7 +287,6 @@ impl<N: Net> Member<N> {
                 config.retry_backoff_max_ms,
             ),
             tx,
-            rx,
             children: Vec::new(),
             topic_ids: TopicIds::new(),
             metadata: RequestState::new(retry),
@@ -323,53 +319,11 @@ impl<N: Net> Member<N> {
         }
     }
 
-    fn now(&self) -> i64 {
-        self.emitter.now_ms()
-    }
-
     /// Runs the member until it stopped (gracefully or after a fatal error).
     pub(crate) async fn run(mut self) {
         self.membership.subscribe();
         self.sync_events();
-        let mut immediate = 0;
-        loop {
-            let now = self.now();
-            self.poll(now);
-            if self.exit {
-                break;
-            }
-            let wake = self.next_wake(now);
-            // Something is due at once (an acknowledgement, a job step): poll again without
-            // sleeping, as Kafka's network thread does, but never spin.
-            if wake <= now && immediate < 16 {
-                immediate += 1;
-                tokio::task::yield_now().await;
-                continue;
-            }
-            immediate = 0;
-            let sleep = tokio::time::sleep(Duration::from_millis((wake - now).max(1) as u64));
-            tokio::select! {
-                biased;
-                control = self.control.recv(), if self.control_open => match control {
-                    Some(Control::StallHeartbeats(stalled)) => {
-                        self.heartbeats_stalled = stalled;
-                    }
-                    Some(Control::Stop(op)) => {
-                        self.stop_requested.get_or_insert(op);
-                    }
-                    None => {
-                        // The process handle is gone: stop as on close.
-                        self.control_open = false;
-                        self.stop_requested.get_or_insert(LeaveOperation::Default);
-                    }
-                },
-                Some(msg) = self.rx.recv() => {
-                    let now = self.now();
-                    self.handle(msg, now);
-                }
-                _ = sleep => {}
-            }
-        }
+        event_loop::drive(&mut self).await;
         self.client.close_all("member stopped");
         self.emitter.emit(EventKind::Stopped {
             graceful: self.membership.state() != MemberState::Fatal,
@@ -1604,6 +1558,50 @@ fn commit_wake(op: &CommitOp, coordinator_known: bool, at: &mut impl FnMut(i64))
             at(not_before_ms);
         }
         at(op.deadline_ms);
+    }
+}
+
+impl<N: Net> Model for Member<N> {
+    type Control = Control;
+    type Result = Msg;
+
+    fn inbox(&mut self) -> &mut Inbox<Control, Msg> {
+        &mut self.inbox
+    }
+
+    fn now(&self) -> i64 {
+        self.emitter.now_ms()
+    }
+
+    fn poll_due(&mut self, now: i64) {
+        self.poll(now);
+    }
+
+    fn finished(&self) -> bool {
+        self.exit
+    }
+
+    fn next_wake_ms(&self, now: i64) -> i64 {
+        self.next_wake(now)
+    }
+
+    fn on_control(&mut self, control: Control) {
+        match control {
+            Control::StallHeartbeats(stalled) => self.heartbeats_stalled = stalled,
+            // A second stop keeps the first one's leave operation.
+            Control::Stop(op) => {
+                self.stop_requested.get_or_insert(op);
+            }
+        }
+    }
+
+    /// The process handle is gone: stop as on close.
+    fn on_control_closed(&mut self) {
+        self.stop_requested.get_or_insert(LeaveOperation::Default);
+    }
+
+    fn on_result(&mut self, msg: Msg, now: i64) {
+        self.handle(msg, now);
     }
 }
 
