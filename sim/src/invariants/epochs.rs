@@ -162,6 +162,12 @@ impl ClusterEpochs {
                 }
                 *last = *leader_epoch;
             }
+            // A topic created again under the same name after a delete (e.g. an admin client's
+            // CreateTopics retried after the delete) is a new topic, with a new id, whose leader
+            // epochs start again at 0, as in Kafka.
+            EventKind::TopicDeleted { topic } => {
+                self.leaders.retain(|(t, _), _| t != topic);
+            }
             _ => {}
         }
         Ok(())
@@ -333,6 +339,31 @@ mod tests {
         };
         e.check(4, &moved(2)).unwrap();
         assert!(e.check(5, &moved(1)).is_err());
+    }
+
+    #[test]
+    fn a_topic_created_again_after_a_delete_starts_its_leader_epochs_at_zero() {
+        let mut e = ClusterEpochs::default();
+        let moved = |topic: &str, leader_epoch| EventKind::PartitionChanged {
+            topic: topic.into(),
+            partition: 0,
+            leader: 3,
+            leader_epoch,
+            isr: vec![3],
+            elr: vec![],
+        };
+        e.check(1, &moved("t", 0)).unwrap();
+        e.check(2, &moved("t", 1)).unwrap();
+        e.check(2, &moved("u", 4)).unwrap();
+        e.check(3, &EventKind::TopicDeleted { topic: "t".into() })
+            .unwrap();
+        e.check(4, &moved("t", 0)).unwrap();
+        // Another topic's epochs are still remembered.
+        let v = e.check(5, &moved("u", 3)).unwrap_err();
+        assert!(v.detail.contains("u-0 went from 4 to 3"), "{}", v.detail);
+        // Without a delete, going back still fires.
+        e.check(6, &moved("t", 2)).unwrap();
+        assert!(e.check(7, &moved("t", 0)).is_err());
     }
 
     #[test]
