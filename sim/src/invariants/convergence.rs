@@ -154,6 +154,18 @@ fn same_members(
     Ok(())
 }
 
+/// The client owns a strict part of what the coordinator assigned it (tasks missing, none extra):
+/// the mark of a grant whose heartbeat response was lost, which Kafka 4.4 never sends again
+/// (docs/divergences.md, "A Kafka 4.4.0 liveness gap").
+fn only_grants_missing(
+    (active, standby): (&BTreeSet<String>, &BTreeSet<String>),
+    (assigned_active, assigned_standby): (&BTreeSet<String>, &BTreeSet<String>),
+) -> bool {
+    active.is_subset(assigned_active)
+        && standby.is_subset(assigned_standby)
+        && (active.len(), standby.len()) != (assigned_active.len(), assigned_standby.len())
+}
+
 fn streams(
     group: &str,
     num_standby: i32,
@@ -211,10 +223,21 @@ fn streams(
             .map(|(s, p)| format!("{s}_{p}"))
             .collect();
         if c.active != coord_active || c.standby != coord_standby {
+            let lost_grant =
+                only_grants_missing((&c.active, &c.standby), (&coord_active, &coord_standby));
             return Err(format!(
                 "streams group {group}: {name} owns active {:?} standby {:?}, the coordinator \
-                 assigned active {:?} standby {:?}",
-                c.active, c.standby, coord_active, coord_standby
+                 assigned active {:?} standby {:?}{}",
+                c.active,
+                c.standby,
+                coord_active,
+                coord_standby,
+                if lost_grant {
+                    " (a lost grant: Kafka 4.4 does not resend a lost assignment to a streams \
+                     member; see docs/divergences.md)"
+                } else {
+                    ""
+                }
             ));
         }
         for t in &c.active {
@@ -407,6 +430,35 @@ mod tests {
             }
         }
         (model, c)
+    }
+
+    #[test]
+    fn a_grant_missing_at_the_client_is_told_apart_from_other_differences() {
+        let set = |t: &[&str]| -> BTreeSet<String> { t.iter().map(|s| s.to_string()).collect() };
+        let assigned = (&set(&["0_1", "0_2"]), &set(&["0_5"]));
+        assert!(only_grants_missing(
+            (&set(&["0_1"]), &set(&["0_5"])),
+            assigned
+        ));
+        assert!(only_grants_missing(
+            (&set(&["0_1", "0_2"]), &set(&[])),
+            assigned
+        ));
+        // The same tasks: nothing missing.
+        assert!(!only_grants_missing(
+            (&set(&["0_1", "0_2"]), &set(&["0_5"])),
+            assigned
+        ));
+        // A task the coordinator did not assign (e.g. a revocation not yet done).
+        assert!(!only_grants_missing(
+            (&set(&["0_1", "0_3"]), &set(&[])),
+            assigned
+        ));
+        // A standby held as an active task.
+        assert!(!only_grants_missing(
+            (&set(&["0_1", "0_5"]), &set(&[])),
+            assigned
+        ));
     }
 
     #[test]
