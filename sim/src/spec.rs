@@ -221,7 +221,7 @@ pub struct ClusterSpec {
     /// resolution. The default, 20 ms, was chosen from measurements (README, "Cost"): every host
     /// costs about a microsecond per step even when idle, so 25 hosts at 10 ms spend 2.5 ms of
     /// each simulated second on stepping alone; at 20 ms a round trip (at most two ticks) is still
-    /// 50x shorter than the shortest heartbeat interval the catalogue uses (1 s).
+    /// 25x shorter than the shortest heartbeat interval the catalogue uses (1 s).
     pub tick_ms: u64,
     pub latency: Latency,
     /// turmoil's `tcp_capacity` (per-stream buffer and listener backlog); `None` sizes it from
