@@ -175,6 +175,7 @@ fn run_sim(args: &SimBenchArgs) -> i32 {
                     "threads": threads,
                     "tickMs": tick_ms,
                     "timings": timing.name(),
+                    "seed": args.seed,
                     "faults": faults,
                     "simSeconds": sim_s,
                     "wallSeconds": wall,

@@ -346,6 +346,7 @@ fn bench_sim_prints_one_json_line_per_timings_layout_and_tick() {
     for (l, (timings, tick)) in lines.iter().zip(expected) {
         assert_eq!(l["members"], 2);
         assert_eq!(l["timings"], timings);
+        assert_eq!(l["seed"], 1);
         assert_eq!(l["tickMs"], tick);
         assert_eq!(l["faults"], 0);
         assert_eq!(l["passed"], true);
