@@ -147,34 +147,66 @@ fn run(
 }
 
 const BOTH: &[(&str, &[i32])] = &[(S1, &[1, 2]), (S2, &[3, 4])];
+/// What the member keeps in scenarios 44-47 and 50 while 1 and 4 leave it.
+const KEPT: &[(&str, &[i32])] = &[(S1, &[2, 3]), (S2, &[5, 6])];
+/// The one task the §6.5 role changes move between roles.
+const TASK0: &[(&str, &[i32])] = &[(S1, &[0])];
+
+/// A member with nothing pending revocation.
+fn settled(
+    state: MemberState,
+    epoch: i32,
+    prev: i32,
+    assigned: TasksWithEpochs,
+) -> StreamsGroupMember {
+    m(state, epoch, prev, assigned, Default::default())
+}
+
+/// A stable member at epoch 10 owning `assigned`: where most scenarios start.
+fn stable10(assigned: TasksWithEpochs) -> StreamsGroupMember {
+    settled(MemberState::Stable, 10, 10, assigned)
+}
+
+/// A member owning [`KEPT`] at epoch 10 while 1 and 4 still await revocation (scenarios 44-47).
+fn revoking_1_and_4(role: Role, epoch: i32) -> StreamsGroupMember {
+    m(
+        MemberState::UnrevokedTasks,
+        epoch,
+        10,
+        with_role(role, 10, KEPT),
+        with_role(role, 10, &[(S1, &[1]), (S2, &[4])]),
+    )
+}
+
+/// One reconciliation in which the member reports no owned tasks, expected to succeed.
+fn step(
+    member: &StreamsGroupMember,
+    epoch: i32,
+    t: &TasksTuple,
+    owners: &Owners,
+) -> StreamsGroupMember {
+    run(member, epoch, t, owners, None).unwrap()
+}
+
+/// Standby or warm-up holders: this process holds exactly the partitions `ps`.
+fn here_on(ps: &'static [i32]) -> impl Fn(&str, i32) -> Vec<&'static str> {
+    move |_, p| {
+        if ps.contains(&p) {
+            vec![PROCESS]
+        } else {
+            vec![]
+        }
+    }
+}
 
 #[test]
 fn s8_39_stable_to_stable() {
     for role in ROLES {
-        let member = m(
-            MemberState::Stable,
-            10,
-            10,
-            with_role(role, 10, BOTH),
-            Default::default(),
-        );
-        let out = run(
-            &member,
-            11,
-            &target(role, BOTH),
-            &Owners::all_by(PROCESS),
-            None,
-        )
-        .unwrap();
+        let member = stable10(with_role(role, 10, BOTH));
+        let out = step(&member, 11, &target(role, BOTH), &Owners::all_by(PROCESS));
         assert_eq!(
             out,
-            m(
-                MemberState::Stable,
-                11,
-                10,
-                with_role(role, 10, BOTH),
-                Default::default()
-            ),
+            settled(MemberState::Stable, 11, 10, with_role(role, 10, BOTH)),
             "{role:?}"
         );
     }
@@ -183,21 +215,9 @@ fn s8_39_stable_to_stable() {
 #[test]
 fn s8_40_stable_to_unrevoked_tasks() {
     for role in ROLES {
-        let member = m(
-            MemberState::Stable,
-            10,
-            10,
-            with_role(role, 10, BOTH),
-            Default::default(),
-        );
-        let out = run(
-            &member,
-            11,
-            &target(role, &[(S1, &[2, 3]), (S2, &[4, 5])]),
-            &Owners::none(),
-            None,
-        )
-        .unwrap();
+        let member = stable10(with_role(role, 10, BOTH));
+        let t = target(role, &[(S1, &[2, 3]), (S2, &[4, 5])]);
+        let out = step(&member, 11, &t, &Owners::none());
         assert_eq!(
             out,
             m(
@@ -215,21 +235,13 @@ fn s8_40_stable_to_unrevoked_tasks() {
 #[test]
 fn s8_41_stable_to_unrevoked_with_empty_assignment() {
     for role in ROLES {
-        let member = m(
-            MemberState::Stable,
-            10,
-            10,
-            with_role(role, 10, BOTH),
-            Default::default(),
-        );
-        let out = run(
+        let member = stable10(with_role(role, 10, BOTH));
+        let out = step(
             &member,
             11,
             &TasksTuple::default(),
             &Owners::all_by(PROCESS),
-            None,
-        )
-        .unwrap();
+        );
         assert_eq!(
             out,
             m(
@@ -247,39 +259,20 @@ fn s8_41_stable_to_unrevoked_with_empty_assignment() {
 #[test]
 fn s8_42_stable_to_unreleased_tasks() {
     for role in ROLES {
-        let member = m(
-            MemberState::Stable,
-            10,
-            10,
-            with_role(role, 10, BOTH),
-            Default::default(),
-        );
+        let member = stable10(with_role(role, 10, BOTH));
         let t = target(role, &[(S1, &[1, 2, 4]), (S2, &[3, 4, 7])]);
         // Every task runs as active on the member's own process: the new ones are unreleased.
         let owners = Owners::all_by(PROCESS)
-            .standby(|_, p| {
-                if p == 4 || p == 7 {
-                    vec![PROCESS]
-                } else {
-                    vec![]
-                }
-            })
-            .warmup(|_, p| {
-                if p == 4 || p == 7 {
-                    vec![PROCESS]
-                } else {
-                    vec![]
-                }
-            });
-        let out = run(&member, 11, &t, &owners, None).unwrap();
+            .standby(here_on(&[4, 7]))
+            .warmup(here_on(&[4, 7]));
+        let out = step(&member, 11, &t, &owners);
         assert_eq!(
             out,
-            m(
+            settled(
                 MemberState::UnreleasedTasks,
                 11,
                 10,
-                with_role(role, 10, BOTH),
-                Default::default()
+                with_role(role, 10, BOTH)
             ),
             "{role:?}"
         );
@@ -289,13 +282,7 @@ fn s8_42_stable_to_unreleased_tasks() {
 #[test]
 fn s8_43_stable_to_unreleased_with_owned_tasks_not_having_revoked_tasks() {
     for role in ROLES {
-        let member = m(
-            MemberState::Stable,
-            10,
-            10,
-            with_role(role, 10, BOTH),
-            Default::default(),
-        );
+        let member = stable10(with_role(role, 10, BOTH));
         let t = target(role, &[(S1, &[1, 2]), (S2, &[3, 5])]);
         let owners = Owners::active(|s, _| if s == S2 { Some(PROCESS) } else { None })
             .standby(|s, _| if s == S2 { vec![PROCESS] } else { vec![] })
@@ -304,12 +291,11 @@ fn s8_43_stable_to_unreleased_with_owned_tasks_not_having_revoked_tasks() {
         let out = run(&member, 11, &t, &owners, Some(&owned)).unwrap();
         assert_eq!(
             out,
-            m(
+            settled(
                 MemberState::UnreleasedTasks,
                 11,
                 10,
-                with_role(role, 10, &[(S1, &[1, 2]), (S2, &[3])]),
-                Default::default()
+                with_role(role, 10, &[(S1, &[1, 2]), (S2, &[3])])
             ),
             "{role:?}"
         );
@@ -319,32 +305,19 @@ fn s8_43_stable_to_unreleased_with_owned_tasks_not_having_revoked_tasks() {
 #[test]
 fn s8_44_unrevoked_tasks_to_stable() {
     for role in ROLES {
-        let assigned = &[(S1, &[2, 3][..]), (S2, &[5, 6][..])];
-        let member = m(
-            MemberState::UnrevokedTasks,
-            10,
-            10,
-            with_role(role, 10, assigned),
-            with_role(role, 10, &[(S1, &[1]), (S2, &[4])]),
-        );
-        let owned = target(role, assigned);
+        let member = revoking_1_and_4(role, 10);
+        let owned = target(role, KEPT);
         let out = run(
             &member,
             11,
-            &target(role, assigned),
+            &target(role, KEPT),
             &Owners::none(),
             Some(&owned),
         )
         .unwrap();
         assert_eq!(
             out,
-            m(
-                MemberState::Stable,
-                11,
-                10,
-                with_role(role, 10, assigned),
-                Default::default()
-            ),
+            settled(MemberState::Stable, 11, 10, with_role(role, 10, KEPT)),
             "{role:?}"
         );
     }
@@ -353,20 +326,9 @@ fn s8_44_unrevoked_tasks_to_stable() {
 #[test]
 fn s8_45_remains_in_unrevoked_tasks() {
     for role in ROLES {
-        let assigned = &[(S1, &[2, 3][..]), (S2, &[5, 6][..])];
-        let member = m(
-            MemberState::UnrevokedTasks,
-            10,
-            10,
-            with_role(role, 10, assigned),
-            with_role(role, 10, &[(S1, &[1]), (S2, &[4])]),
-        );
+        let member = revoking_1_and_4(role, 10);
         let t = target(role, &[(S1, &[3]), (S2, &[6])]);
-        assert_eq!(
-            run(&member, 12, &t, &Owners::none(), None).unwrap(),
-            member,
-            "{role:?}"
-        );
+        assert_eq!(step(&member, 12, &t, &Owners::none()), member, "{role:?}");
         let still1 = target(role, &[(S1, &[1, 2, 3]), (S2, &[5, 6])]);
         assert_eq!(
             run(&member, 12, &t, &Owners::none(), Some(&still1)).unwrap(),
@@ -383,15 +345,8 @@ fn s8_45_remains_in_unrevoked_tasks() {
 #[test]
 fn s8_46_unrevoked_tasks_to_unrevoked_tasks() {
     for role in ROLES {
-        let assigned = &[(S1, &[2, 3][..]), (S2, &[5, 6][..])];
-        let member = m(
-            MemberState::UnrevokedTasks,
-            10,
-            10,
-            with_role(role, 10, assigned),
-            with_role(role, 10, &[(S1, &[1]), (S2, &[4])]),
-        );
-        let owned = target(role, assigned);
+        let member = revoking_1_and_4(role, 10);
+        let owned = target(role, KEPT);
         let t = target(role, &[(S1, &[3]), (S2, &[6])]);
         let out = run(&member, 12, &t, &Owners::none(), Some(&owned)).unwrap();
         assert_eq!(
@@ -411,40 +366,20 @@ fn s8_46_unrevoked_tasks_to_unrevoked_tasks() {
 #[test]
 fn s8_47_unrevoked_tasks_to_unreleased_tasks() {
     for role in ROLES {
-        let assigned = &[(S1, &[2, 3][..]), (S2, &[5, 6][..])];
-        let member = m(
-            MemberState::UnrevokedTasks,
-            11,
-            10,
-            with_role(role, 10, assigned),
-            with_role(role, 10, &[(S1, &[1]), (S2, &[4])]),
-        );
-        let owned = target(role, assigned);
+        let member = revoking_1_and_4(role, 11);
+        let owned = target(role, KEPT);
         let t = target(role, &[(S1, &[1, 2, 3]), (S2, &[4, 5, 6])]);
         let owners = Owners::all_by(PROCESS)
-            .standby(|_, p| {
-                if p == 1 || p == 4 {
-                    vec![PROCESS]
-                } else {
-                    vec![]
-                }
-            })
-            .warmup(|_, p| {
-                if p == 1 || p == 4 {
-                    vec![PROCESS]
-                } else {
-                    vec![]
-                }
-            });
+            .standby(here_on(&[1, 4]))
+            .warmup(here_on(&[1, 4]));
         let out = run(&member, 11, &t, &owners, Some(&owned)).unwrap();
         assert_eq!(
             out,
-            m(
+            settled(
                 MemberState::UnreleasedTasks,
                 11,
                 11,
-                with_role(role, 10, assigned),
-                Default::default()
+                with_role(role, 10, KEPT)
             ),
             "{role:?}"
         );
@@ -454,23 +389,21 @@ fn s8_47_unrevoked_tasks_to_unreleased_tasks() {
 #[test]
 fn s8_48_unreleased_tasks_to_stable_with_new_tasks() {
     for role in ROLES {
-        let member = m(
+        let member = settled(
             MemberState::UnreleasedTasks,
             11,
             11,
             with_role(role, 11, BOTH),
-            Default::default(),
         );
         let t = target(role, &[(S1, &[1, 2, 4]), (S2, &[3, 4, 7])]);
-        let out = run(&member, 11, &t, &Owners::none(), None).unwrap();
+        let out = step(&member, 11, &t, &Owners::none());
         assert_eq!(
             out,
-            m(
+            settled(
                 MemberState::Stable,
                 11,
                 11,
-                with_role(role, 11, &[(S1, &[1, 2, 4]), (S2, &[3, 4, 7])]),
-                Default::default()
+                with_role(role, 11, &[(S1, &[1, 2, 4]), (S2, &[3, 4, 7])])
             ),
             "{role:?}"
         );
@@ -479,12 +412,11 @@ fn s8_48_unreleased_tasks_to_stable_with_new_tasks() {
 
 #[test]
 fn s8_49_unreleased_tasks_to_unreleased_tasks_any_active_owner() {
-    let member = m(
+    let member = settled(
         MemberState::UnreleasedTasks,
         11,
         11,
         with_role(Role::Active, 11, &[(S1, &[1, 2]), (S2, &[5, 6])]),
-        Default::default(),
     );
     let t = target(Role::Active, &[(S1, &[1, 2, 4]), (S2, &[5, 6, 7])]);
     let owners = Owners::active(|s, p| {
@@ -494,15 +426,14 @@ fn s8_49_unreleased_tasks_to_unreleased_tasks_any_active_owner() {
             None
         }
     });
-    let out = run(&member, 11, &t, &owners, None).unwrap();
+    let out = step(&member, 11, &t, &owners);
     assert_eq!(
         out,
-        m(
+        settled(
             MemberState::UnreleasedTasks,
             11,
             11,
-            with_role(Role::Active, 11, &[(S1, &[1, 2]), (S2, &[5, 6, 7])]),
-            Default::default()
+            with_role(Role::Active, 11, &[(S1, &[1, 2]), (S2, &[5, 6, 7])])
         )
     );
 }
@@ -510,16 +441,14 @@ fn s8_49_unreleased_tasks_to_unreleased_tasks_any_active_owner() {
 #[test]
 fn s8_50_unreleased_tasks_to_unrevoked_tasks() {
     for role in ROLES {
-        let assigned = &[(S1, &[2, 3][..]), (S2, &[5, 6][..])];
-        let member = m(
+        let member = settled(
             MemberState::UnreleasedTasks,
             11,
             10,
-            with_role(role, 11, assigned),
-            Default::default(),
+            with_role(role, 11, KEPT),
         );
         let t = target(role, &[(S1, &[3]), (S2, &[6])]);
-        let out = run(&member, 12, &t, &Owners::none(), None).unwrap();
+        let out = step(&member, 12, &t, &Owners::none());
         assert_eq!(
             out,
             m(
@@ -557,12 +486,11 @@ fn s8_51_unknown_state() {
         let out = run(&member, 12, &t, &Owners::none(), Some(&owned)).unwrap();
         assert_eq!(
             out,
-            m(
+            settled(
                 MemberState::Stable,
                 12,
                 11,
-                with_role(role, 11, &[(S1, &[3]), (S2, &[6])]),
-                Default::default()
+                with_role(role, 11, &[(S1, &[3]), (S2, &[6])])
             ),
             "{role:?}"
         );
@@ -589,15 +517,14 @@ fn s8_52_mixed_preserved_and_new_assignment_epochs() {
     let out = run(&member, 11, &t, &Owners::none(), Some(&owned)).unwrap();
     assert_eq!(
         out,
-        m(
+        settled(
             MemberState::Stable,
             11,
             10,
             TasksWithEpochs {
                 active: active_with(&[(S1, &[(1, 5), (2, 6)]), (S2, &[(3, 11), (5, 11)])]),
                 ..Default::default()
-            },
-            Default::default()
+            }
         )
     );
 }
@@ -606,120 +533,72 @@ fn s8_52_mixed_preserved_and_new_assignment_epochs() {
 
 #[test]
 fn d7_reconciler_standby_promoted_to_active_when_active_is_released() {
-    let member = m(
-        MemberState::Stable,
-        10,
-        10,
-        with_role(Role::Standby, 10, &[(S1, &[0])]),
-        Default::default(),
-    );
+    let member = stable10(with_role(Role::Standby, 10, TASK0));
     let owners = Owners::none().standby(|_, _| vec![PROCESS]);
-    let out = run(
-        &member,
-        11,
-        &target(Role::Active, &[(S1, &[0])]),
-        &owners,
-        None,
-    )
-    .unwrap();
+    let out = step(&member, 11, &target(Role::Active, TASK0), &owners);
     assert_eq!(
         out,
-        m(
+        settled(
             MemberState::Stable,
             11,
             10,
-            with_role(Role::Active, 11, &[(S1, &[0])]),
-            Default::default()
+            with_role(Role::Active, 11, TASK0)
         )
     );
 }
 
 #[test]
 fn d7_reconciler_standby_promotion_holds_standby_while_active_owned_by_another_member() {
-    let member = m(
-        MemberState::Stable,
-        10,
-        10,
-        with_role(Role::Standby, 10, &[(S1, &[0])]),
-        Default::default(),
-    );
+    let member = stable10(with_role(Role::Standby, 10, TASK0));
     let owners = Owners::all_by("other_process_id").standby(|_, _| vec![PROCESS]);
-    let out = run(
-        &member,
-        11,
-        &target(Role::Active, &[(S1, &[0])]),
-        &owners,
-        None,
-    )
-    .unwrap();
+    let out = step(&member, 11, &target(Role::Active, TASK0), &owners);
     assert_eq!(
         out,
-        m(
+        settled(
             MemberState::UnreleasedTasks,
             11,
             10,
-            with_role(Role::Standby, 10, &[(S1, &[0])]),
-            Default::default()
+            with_role(Role::Standby, 10, TASK0)
         )
     );
 }
 
 #[test]
 fn d7_reconciler_active_demoted_to_standby_in_place_and_completes_on_ack() {
-    let member = m(
-        MemberState::Stable,
-        10,
-        10,
-        with_role(Role::Active, 10, &[(S1, &[0])]),
-        Default::default(),
-    );
+    let member = stable10(with_role(Role::Active, 10, TASK0));
     let owners = Owners::all_by(PROCESS);
-    let t = target(Role::Standby, &[(S1, &[0])]);
-    let out = run(&member, 11, &t, &owners, None).unwrap();
+    let t = target(Role::Standby, TASK0);
+    let out = step(&member, 11, &t, &owners);
     assert_eq!(
         out,
         m(
             MemberState::UnrevokedTasks,
             10,
             10,
-            with_role(Role::Standby, 10, &[(S1, &[0])]),
-            with_role(Role::Active, 10, &[(S1, &[0])])
+            with_role(Role::Standby, 10, TASK0),
+            with_role(Role::Active, 10, TASK0)
         )
     );
     // The member then reports only the standby: the demotion completes.
-    let owned = target(Role::Standby, &[(S1, &[0])]);
+    let owned = target(Role::Standby, TASK0);
     let owners = Owners::all_by(PROCESS).standby(|_, _| vec![PROCESS]);
     let done = run(&out, 11, &t, &owners, Some(&owned)).unwrap();
     assert_eq!(
         done,
-        m(
+        settled(
             MemberState::Stable,
             11,
             10,
-            with_role(Role::Standby, 10, &[(S1, &[0])]),
-            Default::default()
+            with_role(Role::Standby, 10, TASK0)
         )
     );
 }
 
 #[test]
 fn d7_reconciler_active_not_demoted_while_sibling_holds_standby() {
-    let member = m(
-        MemberState::Stable,
-        10,
-        10,
-        with_role(Role::Active, 10, &[(S1, &[0])]),
-        Default::default(),
-    );
+    let member = stable10(with_role(Role::Active, 10, TASK0));
     let owners = Owners::all_by(PROCESS).standby(|_, _| vec![PROCESS]);
-    let out = run(
-        &member,
-        11,
-        &target(Role::Standby, &[(S1, &[0])]),
-        &owners,
-        None,
-    )
-    .unwrap();
+    let out = step(&member, 11, &target(Role::Standby, TASK0), &owners);
     assert_eq!(
         out,
         m(
@@ -727,87 +606,46 @@ fn d7_reconciler_active_not_demoted_while_sibling_holds_standby() {
             10,
             10,
             Default::default(),
-            with_role(Role::Active, 10, &[(S1, &[0])])
+            with_role(Role::Active, 10, TASK0)
         )
     );
 }
 
 #[test]
 fn d7_reconciler_standby_and_warmup_converted_in_place() {
-    let member = m(
-        MemberState::Stable,
-        10,
-        10,
-        with_role(Role::Standby, 10, &[(S1, &[0])]),
-        Default::default(),
-    );
+    let member = stable10(with_role(Role::Standby, 10, TASK0));
     let owners = Owners::none().standby(|_, _| vec![PROCESS]);
-    let out = run(
-        &member,
-        11,
-        &target(Role::Warmup, &[(S1, &[0])]),
-        &owners,
-        None,
-    )
-    .unwrap();
+    let out = step(&member, 11, &target(Role::Warmup, TASK0), &owners);
     assert_eq!(
         out,
-        m(
+        settled(
             MemberState::Stable,
             11,
             10,
-            with_role(Role::Warmup, 10, &[(S1, &[0])]),
-            Default::default()
+            with_role(Role::Warmup, 10, TASK0)
         )
     );
-    let member = m(
-        MemberState::Stable,
-        10,
-        10,
-        with_role(Role::Warmup, 10, &[(S1, &[0])]),
-        Default::default(),
-    );
+    let member = stable10(with_role(Role::Warmup, 10, TASK0));
     let owners = Owners::none().warmup(|_, _| vec![PROCESS]);
-    let out = run(
-        &member,
-        11,
-        &target(Role::Standby, &[(S1, &[0])]),
-        &owners,
-        None,
-    )
-    .unwrap();
+    let out = step(&member, 11, &target(Role::Standby, TASK0), &owners);
     assert_eq!(
         out,
-        m(
+        settled(
             MemberState::Stable,
             11,
             10,
-            with_role(Role::Standby, 10, &[(S1, &[0])]),
-            Default::default()
+            with_role(Role::Standby, 10, TASK0)
         )
     );
 }
 
 #[test]
 fn d7_reconciler_standby_revoked_when_conversion_blocked_by_sibling() {
-    let member = m(
-        MemberState::Stable,
-        10,
-        10,
-        with_role(Role::Standby, 10, &[(S1, &[0])]),
-        Default::default(),
-    );
+    let member = stable10(with_role(Role::Standby, 10, TASK0));
     let owners = Owners::none()
         .standby(|_, _| vec![PROCESS])
         .warmup(|_, _| vec![PROCESS]);
-    let out = run(
-        &member,
-        11,
-        &target(Role::Warmup, &[(S1, &[0])]),
-        &owners,
-        None,
-    )
-    .unwrap();
+    let out = step(&member, 11, &target(Role::Warmup, TASK0), &owners);
     assert_eq!(
         out,
         m(
@@ -815,41 +653,28 @@ fn d7_reconciler_standby_revoked_when_conversion_blocked_by_sibling() {
             10,
             10,
             Default::default(),
-            with_role(Role::Standby, 10, &[(S1, &[0])])
+            with_role(Role::Standby, 10, TASK0)
         )
     );
 }
 
 #[test]
 fn d7_reconciler_warmup_not_dropped_while_promotion_blocked_by_another_revocation() {
-    let member = m(
-        MemberState::Stable,
-        10,
-        10,
-        TasksWithEpochs {
-            active: active_with(&[(S1, &[(1, 10)])]),
-            warmup: tasks(&[(S1, &[0])]),
-            ..Default::default()
-        },
-        Default::default(),
-    );
-    let owners = Owners::active(|_, p| if p == 1 { Some(PROCESS) } else { None })
-        .warmup(|_, p| if p == 0 { vec![PROCESS] } else { vec![] });
-    let out = run(
-        &member,
-        11,
-        &target(Role::Active, &[(S1, &[0])]),
-        &owners,
-        None,
-    )
-    .unwrap();
+    let member = stable10(TasksWithEpochs {
+        active: active_with(&[(S1, &[(1, 10)])]),
+        warmup: tasks(TASK0),
+        ..Default::default()
+    });
+    let owners =
+        Owners::active(|_, p| if p == 1 { Some(PROCESS) } else { None }).warmup(here_on(&[0]));
+    let out = step(&member, 11, &target(Role::Active, TASK0), &owners);
     assert_eq!(
         out,
         m(
             MemberState::UnrevokedTasks,
             10,
             10,
-            with_role(Role::Warmup, 10, &[(S1, &[0])]),
+            with_role(Role::Warmup, 10, TASK0),
             with_role(Role::Active, 10, &[(S1, &[1])])
         )
     );
@@ -857,36 +682,11 @@ fn d7_reconciler_warmup_not_dropped_while_promotion_blocked_by_another_revocatio
 
 #[test]
 fn d7_reconciler_active_not_granted_while_sibling_holds_standby_or_warmup() {
-    let member = m(
-        MemberState::Stable,
-        10,
-        10,
-        Default::default(),
-        Default::default(),
-    );
-    let t = target(Role::Active, &[(S1, &[0])]);
+    let member = stable10(Default::default());
+    let t = target(Role::Active, TASK0);
+    let unreleased_nothing = settled(MemberState::UnreleasedTasks, 11, 10, Default::default());
     let owners = Owners::none().standby(|_, _| vec![PROCESS]);
-    let out = run(&member, 11, &t, &owners, None).unwrap();
-    assert_eq!(
-        out,
-        m(
-            MemberState::UnreleasedTasks,
-            11,
-            10,
-            Default::default(),
-            Default::default()
-        )
-    );
+    assert_eq!(step(&member, 11, &t, &owners), unreleased_nothing);
     let owners = Owners::none().warmup(|_, _| vec![PROCESS]);
-    let out = run(&member, 11, &t, &owners, None).unwrap();
-    assert_eq!(
-        out,
-        m(
-            MemberState::UnreleasedTasks,
-            11,
-            10,
-            Default::default(),
-            Default::default()
-        )
-    );
+    assert_eq!(step(&member, 11, &t, &owners), unreleased_nothing);
 }
