@@ -43,17 +43,67 @@ async fn find_coordinator(host: &str, group: &str) -> (i32, usize) {
     }
 }
 
+/// Three brokers, `__consumer_offsets` with `partitions` partitions on all three of them.
+fn three_brokers(partitions: i32, load_delay_ms: u64) -> ClusterSpec {
+    ClusterSpec {
+        load_delay_ms,
+        ..ClusterSpec::new(3, partitions, 3)
+    }
+}
+
+/// Creates the topic `input` through broker-1 and returns the answer.
+async fn create_input(partitions: i32, replication_factor: i16) -> CreateTopicsResponse {
+    let request = CreateTopicsRequest::default().with_topics(vec![
+        CreatableTopic::default()
+            .with_name(TopicName(s("input")))
+            .with_num_partitions(partitions)
+            .with_replication_factor(replication_factor),
+    ]);
+    let Response::CreateTopics(r) = call(&client("broker-1"), request, 7).await else {
+        panic!()
+    };
+    r
+}
+
+/// Asks a surviving broker for the coordinator of `group` until it is no longer `old`; until the
+/// controller fences `old`, every broker still names it.
+async fn coordinator_moved_from(old: i32, group: &str) -> i32 {
+    let survivor = broker_host(if old == 1 { 2 } else { 1 });
+    loop {
+        let (c, _) = find_coordinator(&survivor, group).await;
+        if c != old {
+            return c;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+}
+
+/// The links from `broker` to the controller and to the other two brokers.
+fn peer_links(broker: i32) -> Vec<(String, String)> {
+    let peers = (1..=3).filter(|b| *b != broker).map(broker_host);
+    std::iter::once("controller".to_string())
+        .chain(peers)
+        .map(|peer| (broker_host(broker), peer))
+        .collect()
+}
+
+/// Cuts `broker` off from the controller and the other brokers; the client still reaches it.
+fn cut_off(broker: i32) {
+    for (a, b) in peer_links(broker) {
+        turmoil::partition(a.as_str(), b.as_str());
+    }
+}
+
+/// Heals every link [`cut_off`] cut.
+fn reconnect(broker: i32) {
+    for (a, b) in peer_links(broker) {
+        turmoil::repair(a.as_str(), b.as_str());
+    }
+}
+
 #[test]
 fn three_brokers_register_unfence_and_serve_find_coordinator() -> turmoil::Result {
-    let mut cluster = Cluster::new(
-        ClusterSpec {
-            brokers: 3,
-            offsets_partitions: 6,
-            replication_factor: 3,
-            load_delay_ms: 0,
-        },
-        120,
-    );
+    let mut cluster = Cluster::new(three_brokers(6, 0), 120);
     let events = cluster.events.clone();
     cluster.sim.client("client", async move {
         wait_running(&events, 3).await;
@@ -142,7 +192,8 @@ fn three_brokers_register_unfence_and_serve_find_coordinator() -> turmoil::Resul
 use protocol::messages::create_topics_request::CreatableTopic;
 use protocol::messages::streams_group_heartbeat_request::{self as sreq};
 use protocol::messages::{
-    CreateTopicsRequest, GroupId, StreamsGroupDescribeRequest, StreamsGroupHeartbeatRequest,
+    CreateTopicsRequest, CreateTopicsResponse, GroupId, StreamsGroupDescribeRequest,
+    StreamsGroupHeartbeatRequest,
 };
 
 fn topology() -> sreq::Topology {
@@ -187,35 +238,14 @@ async fn streams_heartbeat(
 #[test]
 fn a_streams_member_keeps_its_epoch_and_tasks_when_the_coordinator_broker_crashes()
 -> turmoil::Result {
-    let mut cluster = Cluster::new(
-        ClusterSpec {
-            brokers: 3,
-            offsets_partitions: 3,
-            replication_factor: 3,
-            load_delay_ms: 200,
-        },
-        240,
-    );
+    let mut cluster = Cluster::new(three_brokers(3, 200), 240);
     let events = cluster.events.clone();
     let control = cluster.control.clone();
     let crash_info = std::rc::Rc::new(std::cell::Cell::new((0i32, 0i64)));
     let info = crash_info.clone();
     cluster.sim.client("client", async move {
         wait_running(&events, 3).await;
-        let Response::CreateTopics(ct) = call(
-            &client("broker-1"),
-            CreateTopicsRequest::default().with_topics(vec![
-                CreatableTopic::default()
-                    .with_name(TopicName(s("input")))
-                    .with_num_partitions(4)
-                    .with_replication_factor(3),
-            ]),
-            7,
-        )
-        .await
-        else {
-            panic!()
-        };
+        let ct = create_input(4, 3).await;
         assert_eq!(
             ct.topics[0].error_code, 0,
             "{:?}",
@@ -274,15 +304,8 @@ fn a_streams_member_keeps_its_epoch_and_tasks_when_the_coordinator_broker_crashe
         // Crash the coordinator's broker.
         info.set((old, now()));
         control.ask(Action::Crash(old_host.clone()));
-        let survivor = if old == 1 { "broker-2" } else { "broker-1" };
         // Until the controller fences it, every broker still names the dead broker.
-        let new = loop {
-            let (c, _) = find_coordinator(survivor, "app").await;
-            if c != old {
-                break c;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-        };
+        let new = coordinator_moved_from(old, "app").await;
         let moved_after = now() - info.get().1;
         assert!(
             moved_after > 7_000,
@@ -355,15 +378,7 @@ fn event_times(events: &EventLog, f: impl Fn(&EventKind) -> bool) -> Vec<i64> {
 
 #[test]
 fn a_crashed_broker_restarting_quickly_is_refused_until_its_session_expires() -> turmoil::Result {
-    let mut cluster = Cluster::new(
-        ClusterSpec {
-            brokers: 3,
-            offsets_partitions: 3,
-            replication_factor: 3,
-            load_delay_ms: 0,
-        },
-        120,
-    );
+    let mut cluster = Cluster::new(three_brokers(3, 0), 120);
     let events = cluster.events.clone();
     let control = cluster.control.clone();
     let crashed_at = std::rc::Rc::new(std::cell::Cell::new(0i64));
@@ -467,15 +482,7 @@ fn a_crashed_broker_restarting_quickly_is_refused_until_its_session_expires() ->
 
 #[test]
 fn controlled_shutdown_moves_leadership_before_the_broker_stops() -> turmoil::Result {
-    let mut cluster = Cluster::new(
-        ClusterSpec {
-            brokers: 3,
-            offsets_partitions: 3,
-            replication_factor: 3,
-            load_delay_ms: 0,
-        },
-        120,
-    );
+    let mut cluster = Cluster::new(three_brokers(3, 0), 120);
     let events = cluster.events.clone();
     let control = cluster.control.clone();
     cluster.sim.client("client", async move {
@@ -537,34 +544,13 @@ fn join_request(member: &str) -> StreamsGroupHeartbeatRequest {
 
 #[test]
 fn a_leader_cut_off_from_its_followers_times_out_writes_until_the_isr_shrinks() -> turmoil::Result {
-    let mut cluster = Cluster::new(
-        ClusterSpec {
-            brokers: 3,
-            offsets_partitions: 1,
-            replication_factor: 3,
-            load_delay_ms: 0,
-        },
-        240,
-    );
+    let mut cluster = Cluster::new(three_brokers(1, 0), 240);
     let events = cluster.events.clone();
     let timings = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     let t = timings.clone();
     cluster.sim.client("client", async move {
         wait_running(&events, 3).await;
-        let Response::CreateTopics(_) = call(
-            &client("broker-1"),
-            CreateTopicsRequest::default().with_topics(vec![
-                CreatableTopic::default()
-                    .with_name(TopicName(s("input")))
-                    .with_num_partitions(2)
-                    .with_replication_factor(1),
-            ]),
-            7,
-        )
-        .await
-        else {
-            panic!()
-        };
+        create_input(2, 1).await;
         let (leader, _) = find_coordinator("broker-1", "app").await;
         let leader_host = broker_host(leader);
         streams_heartbeat(&leader_host, join_request("member-1")).await;
@@ -629,15 +615,7 @@ fn a_leader_cut_off_from_its_followers_times_out_writes_until_the_isr_shrinks() 
 }
 
 fn boot_and_crash_events() -> Vec<String> {
-    let mut cluster = Cluster::new(
-        ClusterSpec {
-            brokers: 3,
-            offsets_partitions: 3,
-            replication_factor: 3,
-            load_delay_ms: 100,
-        },
-        60,
-    );
+    let mut cluster = Cluster::new(three_brokers(3, 100), 60);
     let events = cluster.events.clone();
     let control = cluster.control.clone();
     cluster.sim.client("client", async move {
@@ -720,33 +698,12 @@ use protocol::Request;
 
 #[test]
 fn committed_offsets_and_a_static_member_survive_the_coordinator_crash() -> turmoil::Result {
-    let mut cluster = Cluster::new(
-        ClusterSpec {
-            brokers: 3,
-            offsets_partitions: 3,
-            replication_factor: 3,
-            load_delay_ms: 100,
-        },
-        240,
-    );
+    let mut cluster = Cluster::new(three_brokers(3, 100), 240);
     let events = cluster.events.clone();
     let control = cluster.control.clone();
     cluster.sim.client("client", async move {
         wait_running(&events, 3).await;
-        let Response::CreateTopics(ct) = call(
-            &client("broker-1"),
-            CreateTopicsRequest::default().with_topics(vec![
-                CreatableTopic::default()
-                    .with_name(TopicName(s("input")))
-                    .with_num_partitions(2)
-                    .with_replication_factor(3),
-            ]),
-            7,
-        )
-        .await
-        else {
-            panic!()
-        };
+        let ct = create_input(2, 3).await;
         assert_eq!(ct.topics[0].error_code, 0);
         let (old, _) = find_coordinator("broker-1", "cg").await;
         let join = JoinGroupRequest::default()
@@ -889,42 +846,18 @@ fn committed_offsets_and_a_static_member_survive_the_coordinator_crash() -> turm
 
 #[test]
 fn a_zombie_leaders_unacknowledged_write_is_truncated_never_half_applied() -> turmoil::Result {
-    let mut cluster = Cluster::new(
-        ClusterSpec {
-            brokers: 3,
-            offsets_partitions: 1,
-            replication_factor: 3,
-            load_delay_ms: 0,
-        },
-        240,
-    );
+    let mut cluster = Cluster::new(three_brokers(1, 0), 240);
     let events = cluster.events.clone();
     let handles = cluster.handles.clone();
     cluster.sim.client("client", async move {
         wait_running(&events, 3).await;
-        let Response::CreateTopics(_) = call(
-            &client("broker-1"),
-            CreateTopicsRequest::default().with_topics(vec![
-                CreatableTopic::default()
-                    .with_name(TopicName(s("input")))
-                    .with_num_partitions(2)
-                    .with_replication_factor(3),
-            ]),
-            7,
-        )
-        .await
-        else {
-            panic!()
-        };
+        create_input(2, 3).await;
         let (zombie, _) = find_coordinator("broker-1", "app").await;
         let zombie_host = broker_host(zombie);
         let first = streams_heartbeat(&zombie_host, join_request("member-1")).await;
         // Cut the leader off from the controller and the other brokers; the client still
         // reaches it.
-        turmoil::partition(zombie_host.as_str(), "controller");
-        for other in (1..=3).filter(|b| *b != zombie) {
-            turmoil::partition(zombie_host.as_str(), broker_host(other).as_str());
-        }
+        cut_off(zombie);
         // The zombie appends the join locally, cannot commit it, and times out.
         let Response::StreamsGroupHeartbeat(r) = client(&zombie_host)
             .call(join_request("zombie-member").into(), 0, 20_000)
@@ -935,14 +868,7 @@ fn a_zombie_leaders_unacknowledged_write_is_truncated_never_half_applied() -> tu
         };
         assert_eq!(r.error_code, ErrorCode::CoordinatorNotAvailable.code());
         // The controller fences it and another replica takes over; member-1 carries on there.
-        let survivor = broker_host(if zombie == 1 { 2 } else { 1 });
-        let new = loop {
-            let (c, _) = find_coordinator(&survivor, "app").await;
-            if c != zombie {
-                break c;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-        };
+        let new = coordinator_moved_from(zombie, "app").await;
         let hb = StreamsGroupHeartbeatRequest::default()
             .with_group_id(GroupId(s("app")))
             .with_member_id(s("member-1"))
@@ -952,10 +878,7 @@ fn a_zombie_leaders_unacknowledged_write_is_truncated_never_half_applied() -> tu
         streams_heartbeat(&broker_host(new), join_request("member-2")).await;
         // Heal the network: the zombie learns it lost leadership, truncates what nobody
         // acknowledged and replicates from the new leader.
-        turmoil::repair(zombie_host.as_str(), "controller");
-        for other in (1..=3).filter(|b| *b != zombie) {
-            turmoil::repair(zombie_host.as_str(), broker_host(other).as_str());
-        }
+        reconnect(zombie);
         for _ in 0..600 {
             let truncated = events.count(|e| {
                 e.node == zombie && matches!(e.kind, EventKind::ReplicaTruncated { .. })
@@ -1025,27 +948,11 @@ fn a_write_pending_when_its_coordinator_resigns_fails_with_not_coordinator() -> 
     let a = answer.clone();
     cluster.sim.client("client", async move {
         wait_running(&events, 3).await;
-        let Response::CreateTopics(_) = call(
-            &client("broker-1"),
-            CreateTopicsRequest::default().with_topics(vec![
-                CreatableTopic::default()
-                    .with_name(TopicName(s("input")))
-                    .with_num_partitions(2)
-                    .with_replication_factor(3),
-            ]),
-            7,
-        )
-        .await
-        else {
-            panic!()
-        };
+        create_input(2, 3).await;
         let (zombie, _) = find_coordinator("broker-1", "app").await;
         let zombie_host = broker_host(zombie);
         streams_heartbeat(&zombie_host, join_request("member-1")).await;
-        turmoil::partition(zombie_host.as_str(), "controller");
-        for other in (1..=3).filter(|b| *b != zombie) {
-            turmoil::partition(zombie_host.as_str(), broker_host(other).as_str());
-        }
+        cut_off(zombie);
         let pending = {
             let zombie_host = zombie_host.clone();
             tokio::task::spawn_local(async move {
@@ -1058,14 +965,7 @@ fn a_write_pending_when_its_coordinator_resigns_fails_with_not_coordinator() -> 
             })
         };
         // Wait for the controller to fence the zombie, then let it hear about it.
-        let survivor = broker_host(if zombie == 1 { 2 } else { 1 });
-        loop {
-            let (c, _) = find_coordinator(&survivor, "app").await;
-            if c != zombie {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-        }
+        coordinator_moved_from(zombie, "app").await;
         turmoil::repair(zombie_host.as_str(), "controller");
         *a.borrow_mut() = Some(pending.await.unwrap());
         Ok(())
