@@ -11,8 +11,32 @@ use protocol::ErrorCode;
 const LEADER: &str = "leader-instance-id";
 const FOLLOWER: &str = "follower-instance-id";
 
-fn stable_pair(ctx: &mut TestContext) -> RebalanceResult {
-    ctx.static_members_join_and_rebalance(LEADER, FOLLOWER, 10000, 5000)
+/// A group whose static leader and follower joined and synced (rebalance timeout 10000 ms,
+/// session `session_ms`): Stable at generation 1.
+fn stable_pair_with_session(session_ms: i32) -> (TestContext, RebalanceResult) {
+    let mut ctx = TestContext::new();
+    let rebalance = ctx.static_members_join_and_rebalance(LEADER, FOLLOWER, 10000, session_ms);
+    (ctx, rebalance)
+}
+
+/// The usual stable pair, with 5000 ms sessions.
+fn stable_pair() -> (TestContext, RebalanceResult) {
+    stable_pair_with_session(5000)
+}
+
+/// A v9 join of `instance` with member id `member` ("" for unknown), offering range and roundrobin.
+fn join_superset_v9(ctx: &mut TestContext, instance: &str, member: &str) -> Sent {
+    let request = join_request()
+        .instance(instance)
+        .member(member)
+        .protocol_superset()
+        .build();
+    ctx.join_v(request, 9)
+}
+
+/// The instance ids a join response should list, in `instance_ids` form.
+fn listed(instances: &[&str]) -> Vec<Option<String>> {
+    instances.iter().map(|i| Some(i.to_string())).collect()
 }
 
 /// §6 #13 testStaticMemberRejoinWithLeaderIdAndKnownMemberId: the leader's rejoin rebalances; the silent
@@ -23,8 +47,7 @@ fn stable_pair(ctx: &mut TestContext) -> RebalanceResult {
 /// heartbeat would expire later.
 #[test]
 fn static_member_rejoin_with_leader_id_and_known_member_id() {
-    let mut ctx = TestContext::new();
-    let rebalance = stable_pair(&mut ctx);
+    let (mut ctx, rebalance) = stable_pair();
     let sent = ctx.join_v(
         join_request()
             .instance(LEADER)
@@ -43,15 +66,14 @@ fn static_member_rejoin_with_leader_id_and_known_member_id() {
     assert_eq!(r.member_id.as_str(), rebalance.leader_id);
     assert_eq!(r.leader.as_str(), rebalance.leader_id);
     assert_eq!(r.protocol_name.as_deref(), Some("range"));
-    assert_eq!(instance_ids(&r), vec![Some(LEADER.to_string())]);
+    assert_eq!(instance_ids(&r), listed(&[LEADER]));
     assert_eq!(ctx.group().state(), GroupState::CompletingRebalance);
 }
 
 /// §6 #14 testStaticMemberRejoinWithLeaderIdAndUnexpectedDeadGroup.
 #[test]
 fn static_member_rejoin_with_leader_id_and_unexpected_dead_group() {
-    let mut ctx = TestContext::new();
-    let rebalance = stable_pair(&mut ctx);
+    let (mut ctx, rebalance) = stable_pair();
     ctx.force_state(GroupState::Dead);
     let sent = ctx.join_v(
         join_request()
@@ -71,8 +93,7 @@ fn static_member_rejoin_with_leader_id_and_unexpected_dead_group() {
 /// §6 #15 testStaticMemberRejoinWithLeaderIdAndUnexpectedEmptyGroup.
 #[test]
 fn static_member_rejoin_with_leader_id_and_unexpected_empty_group() {
-    let mut ctx = TestContext::new();
-    let rebalance = stable_pair(&mut ctx);
+    let (mut ctx, rebalance) = stable_pair();
     ctx.force_state(GroupState::PreparingRebalance);
     ctx.force_state(GroupState::Empty);
     let sent = ctx.join_v(
@@ -95,8 +116,7 @@ fn static_member_rejoin_with_leader_id_and_unexpected_empty_group() {
 /// "roundrobin" and the silent static leader is kept.
 #[test]
 fn static_member_rejoin_with_follower_id_and_change_of_protocol() {
-    let mut ctx = TestContext::new();
-    let rebalance = ctx.static_members_join_and_rebalance(LEADER, FOLLOWER, 10000, 15000);
+    let (mut ctx, rebalance) = stable_pair_with_session(15000);
     let sent = ctx.join(
         join_request()
             .instance(FOLLOWER)
@@ -117,10 +137,7 @@ fn static_member_rejoin_with_follower_id_and_change_of_protocol() {
     assert_eq!(r.member_id.as_str(), rebalance.follower_id);
     assert_eq!(r.leader.as_str(), rebalance.follower_id);
     assert_eq!(r.protocol_name.as_deref(), Some("roundrobin"));
-    assert_eq!(
-        instance_ids(&r),
-        vec![Some(LEADER.to_string()), Some(FOLLOWER.to_string())]
-    );
+    assert_eq!(instance_ids(&r), listed(&[LEADER, FOLLOWER]));
     assert_eq!(ctx.group().state(), GroupState::CompletingRebalance);
 }
 
@@ -128,8 +145,7 @@ fn static_member_rejoin_with_follower_id_and_change_of_protocol() {
 #[test]
 fn static_member_rejoin_with_unknown_member_id_and_change_of_protocol_with_selected_protocol_changed()
  {
-    let mut ctx = TestContext::new();
-    let rebalance = ctx.static_members_join_and_rebalance(LEADER, FOLLOWER, 10000, 15000);
+    let (mut ctx, rebalance) = stable_pair_with_session(15000);
     assert_ne!(ctx.group().select_protocol().unwrap(), "roundrobin");
     let sent = ctx.join(
         join_request()
@@ -151,10 +167,7 @@ fn static_member_rejoin_with_unknown_member_id_and_change_of_protocol_with_selec
     assert_eq!(r.generation_id, 2);
     assert_eq!(r.leader, r.member_id);
     assert_eq!(r.protocol_name.as_deref(), Some("roundrobin"));
-    assert_eq!(
-        instance_ids(&r),
-        vec![Some(LEADER.to_string()), Some(FOLLOWER.to_string())]
-    );
+    assert_eq!(instance_ids(&r), listed(&[LEADER, FOLLOWER]));
     assert_eq!(ctx.group().state(), GroupState::CompletingRebalance);
 }
 
@@ -164,8 +177,7 @@ fn static_member_rejoin_with_unknown_member_id_and_change_of_protocol_with_selec
 #[test]
 fn static_member_rejoin_with_unknown_member_id_while_select_protocol_unchanged_persistence_failure()
 {
-    let mut ctx = TestContext::new();
-    let rebalance = stable_pair(&mut ctx);
+    let (mut ctx, rebalance) = stable_pair();
     let selected = ctx.group().select_protocol().unwrap();
     let request = join_request()
         .instance(FOLLOWER)
@@ -222,8 +234,7 @@ fn static_member_rejoin_with_unknown_member_id_while_select_protocol_unchanged_p
 #[test]
 fn static_member_rejoin_with_unknown_member_id_and_change_of_protocol_while_select_protocol_unchanged()
  {
-    let mut ctx = TestContext::new();
-    let rebalance = stable_pair(&mut ctx);
+    let (mut ctx, rebalance) = stable_pair();
     let selected = ctx.group().select_protocol().unwrap();
     let request = join_request()
         .instance(FOLLOWER)
@@ -276,8 +287,7 @@ fn static_member_rejoin_with_unknown_member_id_and_change_of_protocol_while_sele
 #[test]
 fn static_member_rejoin_with_known_leader_id_to_trigger_rebalance_and_follower_with_change_of_protocol()
  {
-    let mut ctx = TestContext::new();
-    let rebalance = stable_pair(&mut ctx);
+    let (mut ctx, rebalance) = stable_pair();
     let request = join_request()
         .instance(LEADER)
         .member(&rebalance.leader_id)
@@ -302,10 +312,7 @@ fn static_member_rejoin_with_known_leader_id_to_trigger_rebalance_and_follower_w
     assert_eq!(l.generation_id, 2);
     assert_eq!(l.leader.as_str(), rebalance.leader_id);
     assert!(!l.skip_assignment);
-    assert_eq!(
-        instance_ids(&l),
-        vec![Some(LEADER.to_string()), Some(FOLLOWER.to_string())]
-    );
+    assert_eq!(instance_ids(&l), listed(&[LEADER, FOLLOWER]));
     let f = ctx.joined(&follower);
     assert_eq!(f.generation_id, 2);
     assert_eq!(f.leader.as_str(), rebalance.leader_id);
@@ -331,22 +338,15 @@ fn static_member_rejoin_with_known_leader_id_to_trigger_rebalance_and_follower_w
     assert_eq!(f.generation_id, 3);
     assert_eq!(f.member_id.as_str(), rebalance.follower_id);
     assert_eq!(f.leader.as_str(), rebalance.follower_id);
-    assert_eq!(instance_ids(&f), vec![Some(FOLLOWER.to_string())]);
+    assert_eq!(instance_ids(&f), listed(&[FOLLOWER]));
     assert_eq!(ctx.group().state(), GroupState::CompletingRebalance);
 }
 
 /// §6 #21 testStaticMemberRejoinAsFollowerWithUnknownMemberId.
 #[test]
 fn static_member_rejoin_as_follower_with_unknown_member_id() {
-    let mut ctx = TestContext::new();
-    let rebalance = stable_pair(&mut ctx);
-    let sent = ctx.join_v(
-        join_request()
-            .instance(FOLLOWER)
-            .protocol_superset()
-            .build(),
-        9,
-    );
+    let (mut ctx, rebalance) = stable_pair();
+    let sent = join_superset_v9(&mut ctx, FOLLOWER, "");
     assert_eq!(sent.records.len(), 1);
     assert!(ctx.group().has_static_member(LEADER));
     let r = ctx.joined(&sent);
@@ -368,16 +368,8 @@ fn static_member_rejoin_as_follower_with_unknown_member_id() {
 /// §6 #22 testStaticMemberRejoinAsFollowerWithKnownMemberIdAndNoProtocolChange.
 #[test]
 fn static_member_rejoin_as_follower_with_known_member_id_and_no_protocol_change() {
-    let mut ctx = TestContext::new();
-    let rebalance = stable_pair(&mut ctx);
-    let sent = ctx.join_v(
-        join_request()
-            .instance(FOLLOWER)
-            .member(&rebalance.follower_id)
-            .protocol_superset()
-            .build(),
-        9,
-    );
+    let (mut ctx, rebalance) = stable_pair();
+    let sent = join_superset_v9(&mut ctx, FOLLOWER, &rebalance.follower_id);
     assert!(sent.records.is_empty());
     assert!(ctx.group().has_static_member(LEADER));
     let r = ctx.joined(&sent);
@@ -393,16 +385,8 @@ fn static_member_rejoin_as_follower_with_known_member_id_and_no_protocol_change(
 /// §6 #23 testStaticMemberRejoinAsFollowerWithMismatchedInstanceId.
 #[test]
 fn static_member_rejoin_as_follower_with_mismatched_instance_id() {
-    let mut ctx = TestContext::new();
-    let rebalance = stable_pair(&mut ctx);
-    let sent = ctx.join_v(
-        join_request()
-            .instance(LEADER)
-            .member(&rebalance.follower_id)
-            .protocol_superset()
-            .build(),
-        9,
-    );
+    let (mut ctx, rebalance) = stable_pair();
+    let sent = join_superset_v9(&mut ctx, LEADER, &rebalance.follower_id);
     assert!(sent.records.is_empty());
     assert_eq!(
         ctx.joined(&sent).error_code,
@@ -413,16 +397,8 @@ fn static_member_rejoin_as_follower_with_mismatched_instance_id() {
 /// §6 #23 testStaticMemberRejoinAsLeaderWithMismatchedInstanceId.
 #[test]
 fn static_member_rejoin_as_leader_with_mismatched_instance_id() {
-    let mut ctx = TestContext::new();
-    let rebalance = stable_pair(&mut ctx);
-    let sent = ctx.join_v(
-        join_request()
-            .instance(FOLLOWER)
-            .member(&rebalance.leader_id)
-            .protocol_superset()
-            .build(),
-        9,
-    );
+    let (mut ctx, rebalance) = stable_pair();
+    let sent = join_superset_v9(&mut ctx, FOLLOWER, &rebalance.leader_id);
     assert!(sent.records.is_empty());
     let r = ctx.joined(&sent);
     assert_eq!(r.error_code, code(ErrorCode::FencedInstanceId));
@@ -434,8 +410,7 @@ fn static_member_rejoin_as_leader_with_mismatched_instance_id() {
 /// §6 #24 testStaticMemberSyncAsLeaderWithInvalidMemberId.
 #[test]
 fn static_member_sync_as_leader_with_invalid_member_id() {
-    let mut ctx = TestContext::new();
-    stable_pair(&mut ctx);
+    let (mut ctx, _) = stable_pair();
     let sent =
         ctx.sync(sync_request("invalid-member-id", 0).with_group_instance_id(Some(sb(FOLLOWER))));
     assert!(sent.records.is_empty());
@@ -449,8 +424,7 @@ fn static_member_sync_as_leader_with_invalid_member_id() {
 /// alone is checked; with the instance id a wrong member id is fenced.
 #[test]
 fn static_member_heartbeat_leader_with_invalid_member_id() {
-    let mut ctx = TestContext::new();
-    let rebalance = stable_pair(&mut ctx);
+    let (mut ctx, rebalance) = stable_pair();
     let sync =
         ctx.sync(sync_request(&rebalance.leader_id, 1).with_group_instance_id(Some(sb(LEADER))));
     assert!(sync.records.is_empty());
@@ -468,14 +442,10 @@ fn static_member_heartbeat_leader_with_invalid_member_id() {
 /// §6 #26 testGetDifferentStaticMemberIdAfterEachRejoin.
 #[test]
 fn get_different_static_member_id_after_each_rejoin() {
-    let mut ctx = TestContext::new();
-    let rebalance = stable_pair(&mut ctx);
+    let (mut ctx, rebalance) = stable_pair();
     let mut last = rebalance.leader_id.clone();
     for _ in 0..5 {
-        let sent = ctx.join_v(
-            join_request().instance(LEADER).protocol_superset().build(),
-            9,
-        );
+        let sent = join_superset_v9(&mut ctx, LEADER, "");
         assert_eq!(sent.records.len(), 1);
         let r = ctx.joined(&sent);
         assert_eq!(r.error_code, 0);
@@ -495,16 +465,8 @@ fn get_different_static_member_id_after_each_rejoin() {
 /// §6 #27 testStaticMemberJoinWithUnknownInstanceIdAndKnownMemberId.
 #[test]
 fn static_member_join_with_unknown_instance_id_and_known_member_id() {
-    let mut ctx = TestContext::new();
-    let rebalance = stable_pair(&mut ctx);
-    let sent = ctx.join_v(
-        join_request()
-            .instance("unknown-instance-id")
-            .member(&rebalance.leader_id)
-            .protocol_superset()
-            .build(),
-        9,
-    );
+    let (mut ctx, rebalance) = stable_pair();
+    let sent = join_superset_v9(&mut ctx, "unknown-instance-id", &rebalance.leader_id);
     assert!(sent.records.is_empty());
     assert_eq!(
         ctx.joined(&sent).error_code,
@@ -517,17 +479,10 @@ fn static_member_join_with_unknown_instance_id_and_known_member_id() {
 /// UNKNOWN_SERVER_ERROR.
 #[test]
 fn static_member_rejoin_with_illegal_state_as_unknown_member() {
-    let mut ctx = TestContext::new();
-    stable_pair(&mut ctx);
+    let (mut ctx, _) = stable_pair();
     ctx.force_state(GroupState::PreparingRebalance);
     ctx.force_state(GroupState::Empty);
-    let sent = ctx.join_v(
-        join_request()
-            .instance(FOLLOWER)
-            .protocol_superset()
-            .build(),
-        9,
-    );
+    let sent = join_superset_v9(&mut ctx, FOLLOWER, "");
     assert!(sent.records.is_empty());
     let r = ctx.joined(&sent);
     assert_eq!(r.error_code, code(ErrorCode::UnknownServerError));
@@ -540,8 +495,7 @@ fn static_member_rejoin_with_illegal_state_as_unknown_member() {
 /// and listed to the leader with the two members that rejoined.
 #[test]
 fn static_member_follower_fail_to_rejoin_before_rebalance_timeout() {
-    let mut ctx = TestContext::new();
-    let rebalance = ctx.static_members_join_and_rebalance(LEADER, FOLLOWER, 10000, 15000);
+    let (mut ctx, rebalance) = stable_pair_with_session(15000);
     let request = join_request()
         .instance("new-member-instance-id")
         .protocol_superset()
@@ -568,11 +522,7 @@ fn static_member_follower_fail_to_rejoin_before_rebalance_timeout() {
     assert_eq!(l.protocol_name.as_deref(), Some("range"));
     assert_eq!(
         instance_ids(&l),
-        vec![
-            Some(LEADER.to_string()),
-            Some(FOLLOWER.to_string()),
-            Some("new-member-instance-id".to_string())
-        ]
+        listed(&[LEADER, FOLLOWER, "new-member-instance-id"])
     );
     let n = ctx.joined(&new_member);
     assert_eq!(n.error_code, 0);
@@ -586,8 +536,7 @@ fn static_member_follower_fail_to_rejoin_before_rebalance_timeout() {
 /// (regroup's rule: the first rejoined member in member order, here the old follower).
 #[test]
 fn static_member_leader_fail_to_rejoin_before_rebalance_timeout() {
-    let mut ctx = TestContext::new();
-    let rebalance = ctx.static_members_join_and_rebalance(LEADER, FOLLOWER, 10000, 15000);
+    let (mut ctx, rebalance) = stable_pair_with_session(15000);
     let request = join_request()
         .instance("new-member-instance-id")
         .protocol_superset()
@@ -616,11 +565,7 @@ fn static_member_leader_fail_to_rejoin_before_rebalance_timeout() {
     assert_eq!(leader.leader, leader.member_id);
     assert_eq!(
         instance_ids(&leader),
-        vec![
-            Some(LEADER.to_string()),
-            Some(FOLLOWER.to_string()),
-            Some("new-member-instance-id".to_string())
-        ]
+        listed(&[LEADER, FOLLOWER, "new-member-instance-id"])
     );
     assert_eq!(follower.generation_id, 2);
     assert_eq!(follower.leader, leader.member_id);
