@@ -8,13 +8,36 @@ use classic_support::*;
 use coordinator::classic::GroupState;
 use protocol::ErrorCode;
 
+const INSTANCE: &str = "group-instance-id";
+const LEADER: &str = "leader-instance-id";
+const FOLLOWER: &str = "follower-instance-id";
+
+/// A context with the empty classic group `GROUP` created.
+fn new_group() -> TestContext {
+    let mut ctx = TestContext::new();
+    ctx.create_group(GROUP);
+    ctx
+}
+
+/// A group whose static leader and follower joined and synced (rebalance timeout 10000 ms, session
+/// 5000 ms): Stable at generation 1.
+fn stable_pair() -> (TestContext, RebalanceResult) {
+    let mut ctx = TestContext::new();
+    let rebalance = ctx.static_members_join_and_rebalance(LEADER, FOLLOWER, 10000, 5000);
+    (ctx, rebalance)
+}
+
+/// The instance ids a join response should list, in `instance_ids` form.
+fn listed(instances: &[&str]) -> Vec<Option<String>> {
+    instances.iter().map(|i| Some(i.to_string())).collect()
+}
+
 /// §6 #1 testStaticMemberJoinAsFirstMember.
 #[test]
 fn static_member_join_as_first_member() {
-    let mut ctx = TestContext::new();
-    ctx.create_group(GROUP);
+    let mut ctx = new_group();
     let request = join_request()
-        .instance("group-instance-id")
+        .instance(INSTANCE)
         .default_protocols()
         .build();
     let r = ctx.join_and_complete_join(request, false, true);
@@ -27,10 +50,9 @@ fn static_member_join_as_first_member() {
 /// §6 #2 testStaticMemberRejoinWithExplicitUnknownMemberId.
 #[test]
 fn static_member_rejoin_with_explicit_unknown_member_id() {
-    let mut ctx = TestContext::new();
-    ctx.create_group(GROUP);
+    let mut ctx = new_group();
     let request = join_request()
-        .instance("group-instance-id")
+        .instance(INSTANCE)
         .default_protocols()
         .session(5000)
         .rebalance(5000)
@@ -49,10 +71,9 @@ fn static_member_rejoin_with_explicit_unknown_member_id() {
 /// delay; the first is fenced at once, the second completes after the delay.
 #[test]
 fn join_group_replace_static_member() {
-    let mut ctx = TestContext::new();
-    ctx.create_group(GROUP);
+    let mut ctx = new_group();
     let request = join_request()
-        .instance("group-instance-id")
+        .instance(INSTANCE)
         .default_protocols()
         .session(5000)
         .build();
@@ -80,10 +101,9 @@ fn join_group_replace_static_member() {
 }
 
 fn replace_in_stable_no_error(version: i16) {
-    let mut ctx = TestContext::new();
-    ctx.create_group(GROUP);
+    let mut ctx = new_group();
     let request = join_request()
-        .instance("group-instance-id")
+        .instance(INSTANCE)
         .protocols(&["range"])
         .build();
     let r = ctx.join_and_complete_join(request.clone(), true, version >= 9);
@@ -106,11 +126,7 @@ fn replace_in_stable_no_error(version: i16) {
     // One GroupMetadata record persisting the new member id, no rebalance.
     assert_eq!(sent.records.len(), 1);
     let value = metadata_value(&sent.records[0]);
-    let new_member_id = ctx
-        .group()
-        .static_member_id("group-instance-id")
-        .unwrap()
-        .to_string();
+    let new_member_id = ctx.group().static_member_id(INSTANCE).unwrap().to_string();
     assert_eq!(value.generation, 1);
     assert_eq!(value.protocol.as_deref(), Some("range"));
     assert_eq!(value.members.len(), 1);
@@ -129,10 +145,7 @@ fn replace_in_stable_no_error(version: i16) {
         assert_eq!(response.leader.as_str(), new_member_id.as_str());
         assert!(response.skip_assignment);
         assert_eq!(member_ids(&response), vec![new_member_id.clone()]);
-        assert_eq!(
-            instance_ids(&response),
-            vec![Some("group-instance-id".to_string())]
-        );
+        assert_eq!(instance_ids(&response), listed(&[INSTANCE]));
         assert_eq!(response.members[0].metadata, new_protocols[0].metadata);
     } else {
         // Before v9 it is told the old leader id, so it behaves as a follower.
@@ -164,10 +177,9 @@ fn replace_static_member_in_stable_state_no_error_v9() {
 /// §6 #5 testReplaceStaticMemberInStableStateWithUpdatedProtocolTriggersRebalance.
 #[test]
 fn replace_static_member_in_stable_state_with_updated_protocol_triggers_rebalance() {
-    let mut ctx = TestContext::new();
-    ctx.create_group(GROUP);
+    let mut ctx = new_group();
     let request = join_request()
-        .instance("group-instance-id")
+        .instance(INSTANCE)
         .protocols(&["range", "roundrobin"])
         .build();
     let r = ctx.join_and_complete_join(request.clone(), true, true);
@@ -190,10 +202,9 @@ fn replace_static_member_in_stable_state_with_updated_protocol_triggers_rebalanc
 /// id, protocols and timeouts, and the joiner gets the mapped error.
 #[test]
 fn replace_static_member_in_stable_state_errors() {
-    let mut ctx = TestContext::new();
-    ctx.create_group(GROUP);
+    let mut ctx = new_group();
     let request = join_request()
-        .instance("group-instance-id")
+        .instance(INSTANCE)
         .protocols(&["range"])
         .rebalance(4000)
         .session(3000)
@@ -228,7 +239,7 @@ fn replace_static_member_in_stable_state_errors() {
 
     let group = ctx.group();
     assert_eq!(
-        group.static_member_id("group-instance-id"),
+        group.static_member_id(INSTANCE),
         Some(old_member_id.as_str())
     );
     let member = group.member(&old_member_id).unwrap();
@@ -246,10 +257,9 @@ fn replace_static_member_in_stable_state_errors() {
 #[test]
 fn replace_static_member_in_stable_state_succeeds() {
     for version in [4, 9] {
-        let mut ctx = TestContext::new();
-        ctx.create_group(GROUP);
+        let mut ctx = new_group();
         let request = join_request()
-            .instance("group-instance-id")
+            .instance(INSTANCE)
             .protocols(&["range"])
             .build();
         let r = ctx.join_and_complete_join(request.clone(), true, version == 9);
@@ -285,10 +295,9 @@ fn replace_static_member_in_stable_state_succeeds() {
 /// §6 #7 testReplaceStaticMemberInCompletingRebalanceStateTriggersRebalance.
 #[test]
 fn replace_static_member_in_completing_rebalance_state_triggers_rebalance() {
-    let mut ctx = TestContext::new();
-    ctx.create_group(GROUP);
+    let mut ctx = new_group();
     let request = join_request()
-        .instance("group-instance-id")
+        .instance(INSTANCE)
         .default_protocols()
         .build();
     let r = ctx.join_and_complete_join(request.clone(), true, true);
@@ -310,13 +319,7 @@ fn replace_static_member_in_completing_rebalance_state_triggers_rebalance() {
 /// is fenced when its instance joins again without id.
 #[test]
 fn static_member_fence_duplicate_rejoined_follower() {
-    let mut ctx = TestContext::new();
-    let rebalance = ctx.static_members_join_and_rebalance(
-        "leader-instance-id",
-        "follower-instance-id",
-        10000,
-        5000,
-    );
+    let (mut ctx, rebalance) = stable_pair();
     // A third (dynamic) member joins: rebalance.
     let request = join_request().default_protocols().build();
     ctx.join(request.clone());
@@ -326,12 +329,12 @@ fn static_member_fence_duplicate_rejoined_follower() {
         request
             .clone()
             .with_member_id(sb(&rebalance.follower_id))
-            .with_group_instance_id(Some(sb("follower-instance-id"))),
+            .with_group_instance_id(Some(sb(FOLLOWER))),
     );
     assert!(old_follower.records.is_empty());
     assert!(!ctx.is_done(&old_follower));
 
-    ctx.join(request.with_group_instance_id(Some(sb("follower-instance-id"))));
+    ctx.join(request.with_group_instance_id(Some(sb(FOLLOWER))));
     let fenced = ctx.joined(&old_follower);
     assert_eq!(fenced.error_code, code(ErrorCode::FencedInstanceId));
     assert_eq!(fenced.member_id.as_str(), rebalance.follower_id.as_str());
@@ -353,15 +356,9 @@ fn static_member_fence_duplicate_rejoined_follower() {
 /// heartbeat re-armed by the completed join would otherwise expire before 10 000 ms.
 #[test]
 fn static_member_fence_duplicate_syncing_follower_after_member_id_changed() {
-    let mut ctx = TestContext::new();
-    let rebalance = ctx.static_members_join_and_rebalance(
-        "leader-instance-id",
-        "follower-instance-id",
-        10000,
-        5000,
-    );
+    let (mut ctx, rebalance) = stable_pair();
     let request = join_request()
-        .instance("leader-instance-id")
+        .instance(LEADER)
         .member(&rebalance.leader_id)
         .protocol_superset()
         .rebalance(10000)
@@ -375,7 +372,7 @@ fn static_member_fence_duplicate_syncing_follower_after_member_id_changed() {
         request
             .clone()
             .with_member_id(sb(&rebalance.follower_id))
-            .with_group_instance_id(Some(sb("follower-instance-id"))),
+            .with_group_instance_id(Some(sb(FOLLOWER))),
     );
     assert!(old_follower_join.records.is_empty());
     let leader = ctx.joined(&leader_join);
@@ -384,13 +381,7 @@ fn static_member_fence_duplicate_syncing_follower_after_member_id_changed() {
     assert_eq!(leader.member_id.as_str(), rebalance.leader_id.as_str());
     assert_eq!(leader.leader.as_str(), rebalance.leader_id.as_str());
     assert_eq!(leader.protocol_name.as_deref(), Some("range"));
-    assert_eq!(
-        instance_ids(&leader),
-        vec![
-            Some("leader-instance-id".to_string()),
-            Some("follower-instance-id".to_string())
-        ]
-    );
+    assert_eq!(instance_ids(&leader), listed(&[LEADER, FOLLOWER]));
     let follower = ctx.joined(&old_follower_join);
     assert_eq!(follower.error_code, 0);
     assert_eq!(follower.generation_id, 2);
@@ -399,17 +390,15 @@ fn static_member_fence_duplicate_syncing_follower_after_member_id_changed() {
     assert!(follower.members.is_empty());
     assert_eq!(ctx.group().state(), GroupState::CompletingRebalance);
 
-    let old_follower_sync = ctx.sync(
-        sync_request(&rebalance.follower_id, 2)
-            .with_group_instance_id(Some(sb("follower-instance-id"))),
-    );
+    let old_follower_sync = ctx
+        .sync(sync_request(&rebalance.follower_id, 2).with_group_instance_id(Some(sb(FOLLOWER))));
     assert!(old_follower_sync.records.is_empty());
     assert!(!ctx.is_done(&old_follower_sync));
 
     let duplicate = ctx.join(
         request
             .with_member_id(sb(""))
-            .with_group_instance_id(Some(sb("follower-instance-id"))),
+            .with_group_instance_id(Some(sb(FOLLOWER))),
     );
     assert!(duplicate.records.is_empty());
     assert_eq!(ctx.group().state(), GroupState::PreparingRebalance);
@@ -434,15 +423,9 @@ fn static_member_fence_duplicate_syncing_follower_after_member_id_changed() {
 /// §6 #10 testStaticMemberFenceDuplicateRejoiningFollowerAfterMemberIdChanged.
 #[test]
 fn static_member_fence_duplicate_rejoining_follower_after_member_id_changed() {
-    let mut ctx = TestContext::new();
-    let rebalance = ctx.static_members_join_and_rebalance(
-        "leader-instance-id",
-        "follower-instance-id",
-        10000,
-        5000,
-    );
+    let (mut ctx, rebalance) = stable_pair();
     let request = join_request()
-        .instance("leader-instance-id")
+        .instance(LEADER)
         .member(&rebalance.leader_id)
         .default_protocols()
         .rebalance(10000)
@@ -457,7 +440,7 @@ fn static_member_fence_duplicate_rejoining_follower_after_member_id_changed() {
         request
             .clone()
             .with_member_id(sb(""))
-            .with_group_instance_id(Some(sb("follower-instance-id"))),
+            .with_group_instance_id(Some(sb(FOLLOWER))),
     );
     assert!(duplicate.records.is_empty());
     assert!(ctx.is_done(&duplicate));
@@ -465,7 +448,7 @@ fn static_member_fence_duplicate_rejoining_follower_after_member_id_changed() {
     let old_follower = ctx.join(
         request
             .with_member_id(sb(&rebalance.follower_id))
-            .with_group_instance_id(Some(sb("follower-instance-id"))),
+            .with_group_instance_id(Some(sb(FOLLOWER))),
     );
     assert!(old_follower.records.is_empty());
     let leader = ctx.joined(&leader_join);
@@ -473,13 +456,7 @@ fn static_member_fence_duplicate_rejoining_follower_after_member_id_changed() {
     assert_eq!(leader.generation_id, 2);
     assert_eq!(leader.leader.as_str(), rebalance.leader_id.as_str());
     assert_eq!(leader.protocol_name.as_deref(), Some("range"));
-    assert_eq!(
-        instance_ids(&leader),
-        vec![
-            Some("leader-instance-id".to_string()),
-            Some("follower-instance-id".to_string())
-        ]
-    );
+    assert_eq!(instance_ids(&leader), listed(&[LEADER, FOLLOWER]));
     let duplicate_response = ctx.joined(&duplicate);
     assert_eq!(duplicate_response.error_code, 0);
     assert_eq!(duplicate_response.generation_id, 2);
@@ -504,10 +481,9 @@ fn static_member_fence_duplicate_rejoining_follower_after_member_id_changed() {
 /// current generation at once.
 #[test]
 fn static_member_rejoin_with_known_member_id() {
-    let mut ctx = TestContext::new();
-    ctx.create_group(GROUP);
+    let mut ctx = new_group();
     let request = join_request()
-        .instance("group-instance-id")
+        .instance(INSTANCE)
         .default_protocols()
         .build();
     let r = ctx.join_and_complete_join(request.clone(), false, false);
@@ -521,25 +497,15 @@ fn static_member_rejoin_with_known_member_id() {
     // The leader gets the member list again.
     assert_eq!(member_ids(&again), vec![member_id.clone()]);
 
-    let sync =
-        ctx.sync(sync_request(&member_id, 1).with_group_instance_id(Some(sb("group-instance-id"))));
+    let sync = ctx.sync(sync_request(&member_id, 1).with_group_instance_id(Some(sb(INSTANCE))));
     assert_eq!(sync.records.len(), 1);
     assert_eq!(ctx.synced(&sync).error_code, 0);
     assert_eq!(ctx.group().state(), GroupState::Stable);
 }
 
 fn leader_rejoins_with_unknown_id(version: i16) {
-    let mut ctx = TestContext::new();
-    let rebalance = ctx.static_members_join_and_rebalance(
-        "leader-instance-id",
-        "follower-instance-id",
-        10000,
-        5000,
-    );
-    let request = join_request()
-        .instance("leader-instance-id")
-        .protocol_superset()
-        .build();
+    let (mut ctx, rebalance) = stable_pair();
+    let request = join_request().instance(LEADER).protocol_superset().build();
     let sent = ctx.join_v(request.clone(), version);
     assert_eq!(sent.records.len(), 1);
     let value = metadata_value(&sent.records[0]);
@@ -564,13 +530,7 @@ fn leader_rejoins_with_unknown_id(version: i16) {
     assert_eq!(response.skip_assignment, version >= 9);
     if version >= 9 {
         assert_eq!(response.leader.as_str(), new_leader_id.as_str());
-        assert_eq!(
-            instance_ids(&response),
-            vec![
-                Some("leader-instance-id".to_string()),
-                Some("follower-instance-id".to_string())
-            ]
-        );
+        assert_eq!(instance_ids(&response), listed(&[LEADER, FOLLOWER]));
     } else {
         assert_eq!(response.leader.as_str(), rebalance.leader_id.as_str());
         assert!(response.members.is_empty());
@@ -583,8 +543,8 @@ fn leader_rejoins_with_unknown_id(version: i16) {
         ctx.joined(&old_leader_join).error_code,
         code(ErrorCode::FencedInstanceId)
     );
-    let old_leader_sync = sync_request(&rebalance.leader_id, 1)
-        .with_group_instance_id(Some(sb("leader-instance-id")));
+    let old_leader_sync =
+        sync_request(&rebalance.leader_id, 1).with_group_instance_id(Some(sb(LEADER)));
     let sync = ctx.sync(old_leader_sync.clone());
     assert!(sync.records.is_empty());
     assert_eq!(
