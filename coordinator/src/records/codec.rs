@@ -875,9 +875,10 @@ mod tests {
         assert_eq!(v.expire_timestamp, None);
     }
 
-    #[test]
-    fn group_metadata_round_trips_at_version_3() {
-        let bytes = round_trip(Record::GroupMetadata {
+    /// Group "g" at generation 2 (range, no leader) with one static member: the GroupMetadata
+    /// record both the version check and the byte table use.
+    fn one_member_group_metadata() -> Record {
+        Record::GroupMetadata {
             key: GroupMetadataKey { group: "g".into() },
             value: Some(GroupMetadataValue {
                 protocol_type: "consumer".into(),
@@ -890,13 +891,18 @@ mod tests {
                     group_instance_id: Some("i".into()),
                     client_id: "c".into(),
                     client_host: "/127.0.0.1".into(),
-                    rebalance_timeout: 300000,
-                    session_timeout: 45000,
+                    rebalance_timeout: 300_000,
+                    session_timeout: 45_000,
                     subscription: vec![1, 2],
                     assignment: vec![],
                 }],
             }),
-        });
+        }
+    }
+
+    #[test]
+    fn group_metadata_round_trips_at_version_3() {
+        let bytes = round_trip(one_member_group_metadata());
         assert_eq!(&bytes.value.unwrap()[..2], &[0, 3]);
     }
 
@@ -1125,26 +1131,7 @@ mod tests {
                 "000000000003fffffffffffffffb03000400000000011902156e756d2e7374616e6462792e7265706c69636173023000030400000002",
             ),
             (
-                Record::GroupMetadata {
-                    key: GroupMetadataKey { group: "g".into() },
-                    value: Some(GroupMetadataValue {
-                        protocol_type: "consumer".into(),
-                        generation: 2,
-                        protocol: Some("range".into()),
-                        leader: None,
-                        current_state_timestamp: 77,
-                        members: vec![MemberMetadata {
-                            member_id: "m-1".into(),
-                            group_instance_id: Some("i".into()),
-                            client_id: "c".into(),
-                            client_host: "/127.0.0.1".into(),
-                            rebalance_timeout: 300_000,
-                            session_timeout: 45_000,
-                            subscription: vec![1, 2],
-                            assignment: vec![],
-                        }],
-                    }),
-                },
+                one_member_group_metadata(),
                 "0002000167",
                 "00030008636f6e73756d657200000002000572616e6765ffff000000000000004d0000000100036d2d31000169000163000a2f3132372e302e302e31000493e00000afc800000002010200000000",
             ),
