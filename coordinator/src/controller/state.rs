@@ -800,31 +800,7 @@ impl Controller {
             topic_id,
         }];
         for (partition_id, replicas) in assignments.into_iter().enumerate() {
-            let isr: Vec<i32> = replicas
-                .iter()
-                .copied()
-                .filter(|r| self.image.is_active(*r))
-                .collect();
-            if isr.is_empty() {
-                return Err((
-                    ErrorCode::InvalidReplicationFactor,
-                    format!(
-                        "Unable to replicate the partition {rf} time(s): All brokers are currently fenced or in controlled shutdown."
-                    ),
-                ));
-            }
-            records.push(MetadataRecord::Partition {
-                topic_id,
-                partition_id: partition_id as i32,
-                leader: isr[0],
-                replicas,
-                isr,
-                eligible_leader_replicas: Vec::new(),
-                last_known_elr: Vec::new(),
-                leader_recovery_state: LEADER_RECOVERED,
-                leader_epoch: 0,
-                partition_epoch: 0,
-            });
+            records.push(self.new_partition(topic_id, partition_id as i32, replicas, rf)?);
         }
         if !validate_only {
             tracing::info!(
@@ -892,31 +868,7 @@ impl Controller {
         })?;
         let mut records = Vec::new();
         for (partition_id, replicas) in placement.into_iter().enumerate().skip(current as usize) {
-            let isr: Vec<i32> = replicas
-                .iter()
-                .copied()
-                .filter(|r| self.image.is_active(*r))
-                .collect();
-            let Some(leader) = isr.first().copied() else {
-                return Err((
-                    ErrorCode::InvalidReplicationFactor,
-                    format!(
-                        "Unable to replicate the partition {rf} time(s): All brokers are currently fenced or in controlled shutdown."
-                    ),
-                ));
-            };
-            records.push(MetadataRecord::Partition {
-                topic_id,
-                partition_id: partition_id as i32,
-                leader,
-                replicas,
-                isr,
-                eligible_leader_replicas: Vec::new(),
-                last_known_elr: Vec::new(),
-                leader_recovery_state: LEADER_RECOVERED,
-                leader_epoch: 0,
-                partition_epoch: 0,
-            });
+            records.push(self.new_partition(topic_id, partition_id as i32, replicas, rf)?);
         }
         tracing::info!(
             topic = name,
@@ -950,6 +902,42 @@ impl Controller {
             topic: name.to_string(),
         });
         Ok(())
+    }
+
+    /// The record of a new partition on `replicas`: its ISR is the replicas that are active, the
+    /// first of them leads. With none active the topic change fails as Kafka's does.
+    fn new_partition(
+        &self,
+        topic_id: Uuid,
+        partition_id: i32,
+        replicas: Vec<i32>,
+        rf: i16,
+    ) -> Result<MetadataRecord, (ErrorCode, String)> {
+        let isr: Vec<i32> = replicas
+            .iter()
+            .copied()
+            .filter(|r| self.image.is_active(*r))
+            .collect();
+        let Some(leader) = isr.first().copied() else {
+            return Err((
+                ErrorCode::InvalidReplicationFactor,
+                format!(
+                    "Unable to replicate the partition {rf} time(s): All brokers are currently fenced or in controlled shutdown."
+                ),
+            ));
+        };
+        Ok(MetadataRecord::Partition {
+            topic_id,
+            partition_id,
+            leader,
+            replicas,
+            isr,
+            eligible_leader_replicas: Vec::new(),
+            last_known_elr: Vec::new(),
+            leader_recovery_state: LEADER_RECOVERED,
+            leader_epoch: 0,
+            partition_epoch: 0,
+        })
     }
 
     /// Replica placement. Kafka's `StripedReplicaPlacer` is randomised (and rack-aware); regroup
