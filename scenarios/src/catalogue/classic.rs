@@ -13,7 +13,7 @@ use sim::faults::{FaultKind, FaultWindow, HostRef};
 use sim::spec::{ClassicGroupSpec, ClusterSpec};
 
 use super::check::{View, ensure, host};
-use super::{Expect, Faults, Scenario};
+use super::{Expect, Faults, Scenario, rolling_bounce};
 
 const GROUP: &str = "billing";
 
@@ -29,13 +29,7 @@ fn h(index: usize) -> String {
 }
 
 fn stop(at: u64, index: usize, ms: u64) -> FaultWindow {
-    FaultWindow::at(
-        at,
-        FaultKind::StopProcess {
-            host: HostRef::process(GROUP, index),
-        },
-    )
-    .lasting(ms)
+    super::stop_process(GROUP, index, at, ms)
 }
 
 fn group(processes: usize) -> ClassicGroupSpec {
@@ -57,13 +51,7 @@ pub fn scenarios() -> Vec<Scenario> {
                           back (Kafka's static consumer bounce test)",
             default_seed: 1,
             cluster: || cluster(group(3).with_static_membership()),
-            faults: Faults::Schedule(|| {
-                vec![
-                    stop(20_000, 0, 3_000),
-                    stop(30_000, 1, 3_000),
-                    stop(40_000, 2, 3_000),
-                ]
-            }),
+            faults: Faults::Schedule(|| rolling_bounce(GROUP, 3, 20_000, 10_000, 3_000)),
             expect: injected(),
             check: static_rolling_bounce,
         },
@@ -73,13 +61,7 @@ pub fn scenarios() -> Vec<Scenario> {
                           every close and every return starts a new generation",
             default_seed: 1,
             cluster: || cluster(group(3)),
-            faults: Faults::Schedule(|| {
-                vec![
-                    stop(20_000, 0, 5_000),
-                    stop(35_000, 1, 5_000),
-                    stop(50_000, 2, 5_000),
-                ]
-            }),
+            faults: Faults::Schedule(|| rolling_bounce(GROUP, 3, 20_000, 15_000, 5_000)),
             expect: injected(),
             check: dynamic_rolling_bounce,
         },

@@ -27,7 +27,7 @@ pub mod failover;
 pub mod streams;
 pub mod swarm;
 
-use sim::faults::{FaultSchedule, FaultWindow};
+use sim::faults::{FaultKind, FaultSchedule, FaultWindow, HostRef};
 use sim::runner::RunOptions;
 use sim::spec::ClusterSpec;
 use sim::swarm::{SwarmConfig, SwarmOptions};
@@ -125,6 +125,31 @@ impl Scenario {
             options,
         }
     }
+}
+
+/// Process `index` of `group` closes at `at_ms` and starts again `down_ms` later.
+fn stop_process(group: &str, index: usize, at_ms: u64, down_ms: u64) -> FaultWindow {
+    FaultWindow::at(
+        at_ms,
+        FaultKind::StopProcess {
+            host: HostRef::process(group, index),
+        },
+    )
+    .lasting(down_ms)
+}
+
+/// A rolling bounce: processes `0..processes` of `group` close one after another, the first at
+/// `first_ms` and each next `every_ms` later, each staying down `down_ms`.
+fn rolling_bounce(
+    group: &str,
+    processes: usize,
+    first_ms: u64,
+    every_ms: u64,
+    down_ms: u64,
+) -> Vec<FaultWindow> {
+    (0..processes)
+        .map(|i| stop_process(group, i, first_ms + i as u64 * every_ms, down_ms))
+        .collect()
 }
 
 /// Every scenario of the catalogue, in the order `regroup list` shows them. (Each passes at

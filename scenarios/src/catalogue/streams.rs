@@ -16,7 +16,7 @@ use sim::spec::{ClusterSpec, StreamsAppSpec};
 
 use super::basic::{stateful_topology, two_stage_topology};
 use super::check::{View, ensure, host};
-use super::{Expect, Faults, Scenario};
+use super::{Expect, Faults, Scenario, rolling_bounce};
 
 const APP: &str = "app";
 
@@ -41,7 +41,7 @@ fn start(at: u64, index: usize) -> FaultWindow {
 }
 
 fn stop(at: u64, index: usize, ms: u64) -> FaultWindow {
-    FaultWindow::at(at, FaultKind::StopProcess { host: p(index) }).lasting(ms)
+    super::stop_process(APP, index, at, ms)
 }
 
 fn h(index: usize) -> String {
@@ -94,13 +94,7 @@ pub fn scenarios() -> Vec<Scenario> {
                           static-membership system test)",
             default_seed: 1,
             cluster: || cluster(app(3, 2).with_standbys(1).with_static_membership(), 6),
-            faults: Faults::Schedule(|| {
-                vec![
-                    stop(20_000, 0, 4_000),
-                    stop(30_000, 1, 4_000),
-                    stop(40_000, 2, 4_000),
-                ]
-            }),
+            faults: Faults::Schedule(|| rolling_bounce(APP, 3, 20_000, 10_000, 4_000)),
             expect: injected(),
             check: static_rolling_bounce,
         },
@@ -111,13 +105,7 @@ pub fn scenarios() -> Vec<Scenario> {
                           converges with every process owning tasks",
             default_seed: 1,
             cluster: || cluster(app(3, 2).with_standbys(1), 6),
-            faults: Faults::Schedule(|| {
-                vec![
-                    stop(20_000, 0, 4_000),
-                    stop(30_000, 1, 4_000),
-                    stop(40_000, 2, 4_000),
-                ]
-            }),
+            faults: Faults::Schedule(|| rolling_bounce(APP, 3, 20_000, 10_000, 4_000)),
             expect: injected(),
             check: dynamic_rolling_bounce,
         },
