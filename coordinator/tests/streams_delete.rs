@@ -50,6 +50,25 @@ fn group_tombstones() -> Vec<coordinator::records::Record> {
     ]
 }
 
+/// The record of offset 10 committed for `topic`-`partition` by the group, at time 0.
+fn committed(topic: &str, partition: i32) -> coordinator::records::Record {
+    coordinator::records::Record::OffsetCommit {
+        key: coordinator::records::offsets::OffsetCommitKey {
+            group: GROUP.to_string(),
+            topic: topic.to_string(),
+            partition,
+        },
+        value: Some(coordinator::records::offsets::OffsetCommitValue {
+            offset: 10,
+            leader_epoch: -1,
+            metadata: String::new(),
+            commit_timestamp: 0,
+            expire_timestamp: None,
+            topic_id: uuid::Uuid::nil(),
+        }),
+    }
+}
+
 /// DeleteGroups on the emptied group: its tombstones, and its initial-rebalance timer is gone, so
 /// nothing fires at 1000. A new group under the same id gets its own delay (from its own first join),
 /// not the deleted group's.
@@ -153,22 +172,7 @@ fn streams_group_offsets_expire_unless_consumed() {
     h.prepare(&[("m", tt_active(&[("subtopology1", &[0, 1])]))]);
     let (r, _) = h.hb(join("m", topology(vec![sub("subtopology1", &["foo"])])));
     assert_eq!(r.member_epoch, 2);
-    let offset = |topic: &str, partition: i32| coordinator::records::Record::OffsetCommit {
-        key: coordinator::records::offsets::OffsetCommitKey {
-            group: GROUP.to_string(),
-            topic: topic.to_string(),
-            partition,
-        },
-        value: Some(coordinator::records::offsets::OffsetCommitValue {
-            offset: 10,
-            leader_epoch: -1,
-            metadata: String::new(),
-            commit_timestamp: 0,
-            expire_timestamp: None,
-            topic_id: uuid::Uuid::nil(),
-        }),
-    };
-    h.setup(vec![offset("foo", 0), offset("bar", 0)]);
+    h.setup(vec![committed("foo", 0), committed("bar", 0)]);
     h.now = 60_000;
     let outcome = h.shard.cleanup_group_metadata(h.now);
     h.log.extend(outcome.records.iter().cloned());
@@ -260,22 +264,7 @@ fn streams_group_offset_delete_spares_consumed_topics() {
     h.prepare(&[("m", tt_active(&[("subtopology1", &[0, 1])]))]);
     let (r, _) = h.hb(join("m", topology(vec![sub("subtopology1", &["foo"])])));
     assert_eq!(r.member_epoch, 2);
-    let offset = |topic: &str, partition: i32| coordinator::records::Record::OffsetCommit {
-        key: coordinator::records::offsets::OffsetCommitKey {
-            group: GROUP.to_string(),
-            topic: topic.to_string(),
-            partition,
-        },
-        value: Some(coordinator::records::offsets::OffsetCommitValue {
-            offset: 10,
-            leader_epoch: -1,
-            metadata: String::new(),
-            commit_timestamp: 0,
-            expire_timestamp: None,
-            topic_id: uuid::Uuid::nil(),
-        }),
-    };
-    h.setup(vec![offset("foo", 0), offset("bar", 0)]);
+    h.setup(vec![committed("foo", 0), committed("bar", 0)]);
 
     let (r, records) = offset_delete(&mut h, &[("foo", &[0]), ("bar", &[0])]);
     assert_eq!(r.error_code, 0);
