@@ -23,6 +23,7 @@ use protocol::{ErrorCode, Request};
 use super::errors::{OperationError, error_response};
 use super::log::Batch;
 use super::node::{Core, Node};
+use crate::classic::member_id::MemberIdGenerator;
 use crate::context::RequestContext;
 use crate::controller::GROUP_METADATA_TOPIC;
 use crate::controller::image::MetadataImage;
@@ -489,6 +490,13 @@ async fn load<N: Net>(node: Rc<Node<N>>, p: i32, epoch: i32, generation: u64) {
         .log(GROUP_METADATA_TOPIC, p)
         .unwrap_or_default();
     let mut shard = Shard::new(node.config.shard.clone());
+    // Classic member ids must never repeat those of an earlier load (Kafka's are random UUIDs).
+    shard.classic.set_member_ids(MemberIdGenerator::for_load(
+        node.config.incarnation_id,
+        p,
+        epoch,
+        generation,
+    ));
     shard.set_topics(topics);
     match replay_log(&mut shard, log.batches()) {
         Ok(records) => {

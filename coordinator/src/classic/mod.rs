@@ -129,6 +129,12 @@ impl ClassicGroups {
         self.ids = MemberIdGenerator::new(seed);
     }
 
+    /// Gives this shard the member-id generator of one coordinator load (see
+    /// [`MemberIdGenerator::for_load`]).
+    pub fn set_member_ids(&mut self, ids: MemberIdGenerator) {
+        self.ids = ids;
+    }
+
     /// Creates an empty group without writing anything, as Kafka's `getOrMaybeCreateClassicGroup(id,
     /// true)` does for offset commits of simple consumers (and Kafka's unit tests do to set up a group).
     pub fn create_empty_group(&mut self, group_id: &str, now_ms: Option<i64>) -> &mut ClassicGroup {
