@@ -180,6 +180,13 @@ class Script:
             body["includeAuthorizedOperations"] = True
         return self.req("DescribeGroups", version, body, client="admin")
 
+    def expect(self, **parts):
+        """What the response to the last request line must hold (partial; a null value means absent or
+        null), checked by `regroup conformance` against both coordinators' outputs."""
+        assert "request" in self.lines[-1], "expect follows a request"
+        self.lines[-1]["expect"] = parts
+        return self
+
     def write(self):
         path = os.path.join(HERE, self.name + ".jsonl")
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -1405,6 +1412,48 @@ def classic_versions_walk():
         s.req("LeaveGroup", v, {"groupId": "group", "memberId": "nobody"})
     for v in range(0, 4):
         s.req("DeleteGroups", v, {"groupsNames": ["group", "nogroup"]}, client="admin")
+    return s
+
+
+# ---- Kafka 4.4.0 behaviours the simulator reports (sim/src/known.rs, docs/findings.md) --------------
+
+@scenario
+def kafka44_streams_lost_assignment():
+    # A streams member's task grant travels only in the response of the heartbeat that made it. When
+    # that response is lost, the member's later heartbeats (full ones, as Kafka's client sends after
+    # any failure: its owned task lists, still without the new task) are answered with the member's
+    # epoch and null task lists, for as long as nothing else changes the member's assignment.
+    s = streams_setup("kafka44-streams-lost-assignment", topics=(("foo", 2),))
+    s.sjoin("m1", topology=TOPO1)
+    s.expect(response={"memberEpoch": 2, "activeTasks": [{"subtopologyId": "subtopology1",
+                                                            "partitions": [0, 1]}]})
+    s.adv(100).shb("m1", 2, active={"subtopology1": [0, 1]})
+    # m2 joins: the target moves subtopology1-1 to m2, which must wait until m1 releases it.
+    s.adv(100).sjoin("m2", topology=TOPO1)
+    s.expect(response={"memberEpoch": 3, "activeTasks": []})
+    s.adv(100).shb("m1", 2)
+    s.expect(response={"memberEpoch": 2, "activeTasks": [{"subtopologyId": "subtopology1",
+                                                            "partitions": [0]}]})
+    s.adv(100).shb("m1", 2, active={"subtopology1": [0]})
+    s.expect(response={"memberEpoch": 3})
+    # m2's next heartbeat is granted subtopology1-1: this is the response the network loses.
+    s.adv(100).shb("m2", 3)
+    s.expect(response={"memberEpoch": 3, "activeTasks": [{"subtopologyId": "subtopology1",
+                                                            "partitions": [1]}]})
+    # The client's request timed out: it resets its sent fields and reports what it owns: nothing.
+    s.adv(5000).shb("m2", 3, active={})
+    s.expect(response={"errorCode": 0, "memberEpoch": 3, "activeTasks": None, "standbyTasks": None,
+                       "warmupTasks": None})
+    # Every later heartbeat, full or not, gets the same answer.
+    for _ in range(3):
+        s.adv(5000).shb("m1", 3)
+        s.adv(0).shb("m2", 3)
+        s.expect(response={"errorCode": 0, "memberEpoch": 3, "activeTasks": None})
+    s.adv(0).shb("m2", 3, active={})
+    s.expect(response={"errorCode": 0, "memberEpoch": 3, "activeTasks": None})
+    # The coordinator holds m2 as the stable owner of subtopology1-1, which m2 never learned of.
+    s.adv(100).sdescribe("g")
+    s.expect(response={"groups": [{"groupState": "Stable", "groupEpoch": 3, "assignmentEpoch": 3}]})
     return s
 
 

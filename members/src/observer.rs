@@ -188,6 +188,15 @@ pub enum EventKind {
         standby: Vec<TaskId>,
         warmup: Vec<TaskId>,
     },
+    /// A successful streams heartbeat response carried the member's task lists: the assignment the
+    /// coordinator told the member about (Kafka 4.4 sends them only on a join or when that very
+    /// heartbeat changed the member's assigned tasks), before the member reconciles to it.
+    AssignmentReceived {
+        epoch: i32,
+        active: Vec<TaskId>,
+        standby: Vec<TaskId>,
+        warmup: Vec<TaskId>,
+    },
     /// The member's owned tasks after a change (the snapshot invariants read).
     OwnedTasks {
         epoch: i32,

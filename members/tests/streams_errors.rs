@@ -31,6 +31,8 @@ enum Answer {
     /// Success at this epoch with these active partitions of subtopology "0" (None = unchanged).
     Ok(i32, Option<Vec<i32>>),
     Error(ErrorCode),
+    /// Never answered (a lost response: the client's request times out).
+    NoResponse,
 }
 
 type Plan = Rc<RefCell<VecDeque<Answer>>>;
@@ -40,6 +42,7 @@ fn answer(req: &StreamsGroupHeartbeatRequest, a: Answer) -> Response {
         .with_member_id(req.member_id.clone())
         .with_heartbeat_interval_ms(1_000);
     Response::StreamsGroupHeartbeat(match a {
+        Answer::NoResponse => unreachable!("not answered"),
         Answer::Error(e) => base
             .with_error_code(e.code())
             .with_member_epoch(req.member_epoch),
@@ -82,6 +85,9 @@ async fn coordinator(fabric: &Fabric, plan: Plan) -> ScriptedBroker {
                     let a = next.unwrap_or(Answer::Ok(*last_epoch.borrow(), None));
                     if let Answer::Ok(e, _) = &a {
                         *last_epoch.borrow_mut() = *e;
+                    }
+                    if let Answer::NoResponse = a {
+                        return None;
                     }
                     answer(req, a)
                 }
@@ -276,6 +282,175 @@ async fn not_coordinator_finds_the_coordinator_again_and_heartbeats_without_back
         assert_eq!(times[..4], [(0, 0), (0, 2), (1_000, 2), (1_000, 2)]);
         // The retry after an error resends the full assignment (last-sent fields were reset).
         assert!(hbs[3].1.active_tasks.is_some());
+        p.stop().await;
+    })
+    .await;
+}
+
+/// Kafka 4.4.0's `StreamsGroupHeartbeatRequestManager.onFailure` resets the heartbeat state as
+/// `onErrorResponse` does: after a heartbeat that got no response, the next one reports the
+/// member's owned tasks (and task offsets) again, though nothing changed. The grant that the lost
+/// response may have carried is not among them: only a coordinator that sends it again helps
+/// (docs/findings.md).
+#[tokio::test(start_paused = true)]
+async fn a_heartbeat_without_a_response_makes_the_next_one_report_the_owned_tasks_again() {
+    run(async {
+        let fabric = Fabric::new(T0);
+        let broker = coordinator(
+            &fabric,
+            plan(&[
+                Answer::Ok(2, Some(vec![0])),
+                Answer::Ok(2, None),
+                Answer::Ok(2, None),
+                // The coordinator granted partition 1 here; the response is lost.
+                Answer::NoResponse,
+            ]),
+        )
+        .await;
+        let log = EventLog::new();
+        let p = start(&fabric, StreamsConfig::new(APP, topology()), &log);
+        tokio::time::sleep(Duration::from_millis(34_000)).await;
+        let hbs = heartbeats(&broker);
+        let times: Vec<(i64, i32)> = hbs.iter().map(|(t, h)| (*t, h.member_epoch)).collect();
+        // Join, acknowledgement, one interval, the lost one at 2 s; the request times out after
+        // request.timeout.ms (30 s), and the member heartbeats again after the retry backoff
+        // (`retry.backoff.ms` 100 with jitter, drawn from the seeded generator: 90 ms here).
+        assert_eq!(
+            times[..5],
+            [(0, 0), (0, 2), (1_000, 2), (2_000, 2), (32_090, 2)]
+        );
+        assert!(hbs[2].1.active_tasks.is_none() && hbs[3].1.active_tasks.is_none());
+        let retry = &hbs[4].1;
+        let active = retry.active_tasks.as_ref().expect("a full heartbeat");
+        assert_eq!(active[0].partitions, vec![0]);
+        assert_eq!(retry.standby_tasks, Some(Vec::new()));
+        assert_eq!(retry.warmup_tasks, Some(Vec::new()));
+        assert!(retry.topology.is_none(), "not a rejoin");
+        // The member learned of one assignment only, the join's.
+        let received: Vec<i32> = log
+            .events()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::AssignmentReceived { epoch, .. } => Some(*epoch),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(received, vec![2]);
+        p.stop().await;
+    })
+    .await;
+}
+
+/// A commit rejected with UNKNOWN_MEMBER_ID migrates the tasks: Kafka Streams drops them and
+/// unsubscribes (the member starts leaving), then subscribes again. When the heartbeat in flight
+/// meanwhile comes back UNKNOWN_MEMBER_ID too, Kafka 4.4.0's `StreamsMembershipManager.onFenced`
+/// finds the member LEAVING, goes UNSUBSCRIBED without sending the leave and completes the leave in
+/// progress (`maybeCompleteLeaveInProgress`), so `unsubscribe()` returns and the thread
+/// subscribes again. (Swarm seed 204 of swarm-streams, where heartbeats were stalled: the member
+/// stayed UNSUBSCRIBED for good.)
+#[tokio::test(start_paused = true)]
+async fn fenced_while_leaving_after_a_rejected_commit_still_rejoins() {
+    run(async {
+        let fabric = Fabric::new(T0);
+        let last_epoch = Rc::new(RefCell::new(0));
+        let answers = plan(&[
+            Answer::Ok(2, Some(vec![0])),
+            Answer::Ok(2, None),
+            Answer::Ok(2, None),
+            Answer::Error(ErrorCode::UnknownMemberId),
+            // The rejoin (epoch 0, same member id).
+            Answer::Ok(4, Some(vec![0])),
+        ]);
+        let broker = ScriptedBroker::start(
+            fabric.host("broker-0"),
+            BROKER,
+            &[("input", 4)],
+            move |_, r, _| {
+                Some(match r {
+                    Request::StreamsGroupHeartbeat(req) if req.member_epoch < 0 => {
+                        Response::StreamsGroupHeartbeat(
+                            StreamsGroupHeartbeatResponse::default()
+                                .with_member_id(req.member_id.clone())
+                                .with_member_epoch(req.member_epoch),
+                        )
+                    }
+                    Request::StreamsGroupHeartbeat(req) => {
+                        let a = answers
+                            .borrow_mut()
+                            .pop_front()
+                            .unwrap_or(Answer::Ok(*last_epoch.borrow(), None));
+                        if let Answer::Ok(e, _) = &a {
+                            *last_epoch.borrow_mut() = *e;
+                        }
+                        answer(req, a)
+                    }
+                    Request::OffsetCommit(c) => {
+                        let mut resp = protocol::messages::OffsetCommitResponse::default();
+                        resp.topics = c
+                            .topics
+                            .iter()
+                            .map(|t| {
+                                protocol::messages::offset_commit_response::OffsetCommitResponseTopic::default()
+                                    .with_name(t.name.clone())
+                                    .with_partitions(
+                                        t.partitions
+                                            .iter()
+                                            .map(|p| {
+                                                protocol::messages::offset_commit_response::OffsetCommitResponsePartition::default()
+                                                    .with_partition_index(p.partition_index)
+                                                    .with_error_code(ErrorCode::UnknownMemberId.code())
+                                            })
+                                            .collect(),
+                                    )
+                            })
+                            .collect();
+                        Response::OffsetCommit(resp)
+                    }
+                    Request::OffsetFetch(_) => Response::OffsetFetch(Default::default()),
+                    _ => return None,
+                })
+            },
+        )
+        .await;
+        let log = EventLog::new();
+        let mut config = StreamsConfig::new(APP, topology());
+        config.commit_interval_ms = 2_500;
+        config.lost_latency_ms = 0;
+        config.records_per_second = 10;
+        let p = start(&fabric, config, &log);
+        // Heartbeats at 0 (join), 0 (ack), 1 s, 2 s; the one at 2 s is answered only with the
+        // commit at 2.5 s, in one write: both UNKNOWN_MEMBER_ID.
+        // Heartbeats stall at 2.1 s (the swarm's stall-heartbeats fault), so the member cannot
+        // send its leave before the second response is read.
+        tokio::time::sleep(Duration::from_millis(1_500)).await;
+        broker.hold_responses(Api::StreamsGroupHeartbeat, Api::OffsetCommit);
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        p.stall_heartbeats(None, true);
+        tokio::time::sleep(Duration::from_millis(900)).await;
+        p.stall_heartbeats(None, false);
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let states: Vec<&str> = log
+            .events()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::StateChanged { to, .. } if e.at_ms - T0 >= 2_000 => Some(*to),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            states.starts_with(&["PREPARE_LEAVING", "LEAVING", "UNSUBSCRIBED", "JOINING"]),
+            "{states:?}"
+        );
+        let hbs = heartbeats(&broker);
+        let rejoin = hbs
+            .iter()
+            .find(|(t, h)| *t >= 3_000 && h.member_epoch == 0)
+            .expect("the member joins again");
+        assert_eq!(rejoin.1.member_id, hbs[0].1.member_id);
+        assert!(
+            hbs.iter().all(|(_, h)| h.member_epoch != -1),
+            "fenced before it was sent: no leave heartbeat: {:?}", hbs.iter().map(|(t, h)| (*t, h.member_epoch)).collect::<Vec<_>>()
+        );
         p.stop().await;
     })
     .await;

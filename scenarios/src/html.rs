@@ -278,7 +278,14 @@ pub fn timeline(run: &ScenarioRun) -> String {
     svg.push_str("</svg>\n");
 
     let mut page = String::new();
-    let status = if run.passed() { "passed" } else { "FAILED" };
+    let status = match run.verdict() {
+        crate::run::Verdict::Passed => "passed".to_string(),
+        crate::run::Verdict::Known(k) => format!(
+            "known Kafka 4.4.0 behaviour: {}",
+            k.iter().map(|b| b.name).collect::<Vec<_>>().join(", ")
+        ),
+        crate::run::Verdict::Failed => "FAILED".to_string(),
+    };
     let _ = writeln!(
         page,
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>regroup {} seed {}</title>\n\

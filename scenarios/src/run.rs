@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 use sim::cluster::SetupError;
 use sim::invariants::{Invariant, Violation};
+use sim::known::{self, KnownBehaviour};
 use sim::runner::{RunOutcome, run};
 use sim::swarm::SwarmOptions;
 
@@ -28,6 +29,36 @@ pub struct ScenarioRun {
     pub summary: Summary,
     /// When the last fault window ended.
     pub heal_ms: u64,
+}
+
+/// What a run amounts to once its violations are classified ([`sim::known`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// No violation.
+    Passed,
+    /// Every violation is a documented behaviour of Kafka 4.4.0 itself.
+    Known(Vec<&'static KnownBehaviour>),
+    /// At least one violation is no known behaviour.
+    Failed,
+}
+
+impl Verdict {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::Passed => "passed",
+            Verdict::Known(_) => "known",
+            Verdict::Failed => "failed",
+        }
+    }
+
+    /// Whether a run with this verdict fails a sweep (`strict`: known behaviours too).
+    pub fn fails(&self, strict: bool) -> bool {
+        match self {
+            Verdict::Passed => false,
+            Verdict::Known(_) => strict,
+            Verdict::Failed => true,
+        }
+    }
 }
 
 /// The command that replays `scenario` with `seed`.
@@ -123,8 +154,25 @@ pub fn check_determinism(
 }
 
 impl ScenarioRun {
+    /// No violation at all (a known Kafka behaviour is a violation too; see [`Self::verdict`]).
     pub fn passed(&self) -> bool {
         self.violations.is_empty()
+    }
+
+    /// Passed, known (every violation is one of Kafka's documented behaviours) or failed.
+    pub fn verdict(&self) -> Verdict {
+        if self.violations.is_empty() {
+            return Verdict::Passed;
+        }
+        let known: Option<Vec<&'static KnownBehaviour>> =
+            self.violations.iter().map(known::classify).collect();
+        match known {
+            Some(mut k) => {
+                k.dedup_by_key(|b| b.name);
+                Verdict::Known(k)
+            }
+            None => Verdict::Failed,
+        }
     }
 
     pub fn replay(&self) -> String {
@@ -137,11 +185,8 @@ impl ScenarioRun {
             "scenario": self.scenario,
             "seed": self.seed,
             "passed": self.passed(),
-            "violations": self.violations.iter().map(|v| json!({
-                "invariant": v.invariant.name(),
-                "atMs": v.at_ms,
-                "detail": v.detail,
-            })).collect::<Vec<_>>(),
+            "verdict": self.verdict().name(),
+            "violations": violations_json(&self.violations),
             "traceHash": self.outcome.trace_hash,
             "simMs": self.outcome.sim_ms,
             "events": self.outcome.events,
@@ -230,12 +275,36 @@ impl ScenarioRun {
             );
         } else {
             for v in &self.violations {
+                match known::classify(v) {
+                    Some(k) => {
+                        let _ = writeln!(
+                            s,
+                            "KNOWN: {} at {} ms: {}\n  known: {} ({}): {}\n  {}; proof: {}",
+                            v.invariant.name(),
+                            v.at_ms,
+                            v.detail,
+                            k.name,
+                            k.doc,
+                            k.summary,
+                            k.kafka,
+                            k.proof
+                        );
+                    }
+                    None => {
+                        let _ = writeln!(
+                            s,
+                            "FAILED: {} at {} ms: {}",
+                            v.invariant.name(),
+                            v.at_ms,
+                            v.detail
+                        );
+                    }
+                }
+            }
+            if let Verdict::Known(_) = self.verdict() {
                 let _ = writeln!(
                     s,
-                    "FAILED: {} at {} ms: {}",
-                    v.invariant.name(),
-                    v.at_ms,
-                    v.detail
+                    "a known behaviour of Kafka 4.4.0, not a failure of regroup (--strict fails it)"
                 );
             }
             let _ = writeln!(
@@ -258,4 +327,27 @@ impl ScenarioRun {
         }
         Ok(())
     }
+}
+
+/// Violations as JSON, each with the known behaviour it is, if any.
+pub fn violations_json(violations: &[Violation]) -> Value {
+    Value::Array(
+        violations
+            .iter()
+            .map(|v| {
+                let mut j = json!({
+                    "invariant": v.invariant.name(),
+                    "atMs": v.at_ms,
+                    "detail": v.detail,
+                });
+                if let Some(kind) = v.kind {
+                    j["kind"] = json!(kind);
+                }
+                if let Some(k) = known::classify(v) {
+                    j["known"] = json!({"name": k.name, "doc": k.doc, "proof": k.proof});
+                }
+                j
+            })
+            .collect(),
+    )
 }

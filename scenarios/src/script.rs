@@ -16,6 +16,10 @@
 //!   those defaults);
 //! * `{"at":50000}` — only advances time.
 //!
+//! A request line may also carry `"expect":{"response":{...}}`: what its response must hold, checked by
+//! `regroup conformance` against both coordinators' outputs (see [`crate::conformance::expect`]); the
+//! runners themselves ignore it.
+//!
 //! `at` (milliseconds, non-negative) must not decrease. Before each line, the timers due at or before
 //! its `at` fire in deadline order.
 //!
@@ -127,7 +131,7 @@ impl Script {
         let kinds: Vec<&str> = obj
             .keys()
             .map(String::as_str)
-            .filter(|k| *k != "at" && *k != "context")
+            .filter(|k| *k != "at" && *k != "context" && *k != "expect")
             .collect();
         for k in &kinds {
             if !matches!(*k, "config" | "metadata" | "groupConfig" | "request") {
@@ -141,6 +145,9 @@ impl Script {
         }
         if obj.contains_key("context") && !obj.contains_key("request") {
             return Err(err("\"context\" is only allowed with \"request\"".into()));
+        }
+        if obj.contains_key("expect") && !obj.contains_key("request") {
+            return Err(err("\"expect\" is only allowed with \"request\"".into()));
         }
         let mut out = Vec::new();
         if !self.loaded && kinds.first().copied() != Some("config") {

@@ -310,6 +310,13 @@ pub fn client_kind_json(kind: &ClientKind) -> Value {
             warmup,
         } => json!({"event": "tasks_lost", "active": tasks(active),
                     "standby": tasks(standby), "warmup": tasks(warmup)}),
+        K::AssignmentReceived {
+            epoch,
+            active,
+            standby,
+            warmup,
+        } => json!({"event": "assignment_received", "epoch": epoch, "active": tasks(active),
+                    "standby": tasks(standby), "warmup": tasks(warmup)}),
         K::OwnedTasks {
             epoch,
             active,

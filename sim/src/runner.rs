@@ -292,14 +292,18 @@ pub fn run(
                 }
                 Err(reason) => {
                     if now > deadline {
-                        driver.cluster.hub.violate(Violation::new(
-                            Invariant::Convergence,
-                            now,
-                            format!(
-                                "not converged {bound} ms after the final heal at {heal_ms} ms: \
-                                 {reason}"
-                            ),
-                        ));
+                        driver.cluster.hub.violate(
+                            Violation::new(
+                                Invariant::Convergence,
+                                now,
+                                format!(
+                                    "not converged {bound} ms after the final heal at {heal_ms} \
+                                     ms: {}",
+                                    reason.detail
+                                ),
+                            )
+                            .with_kind(reason.kind),
+                        );
                         break;
                     }
                 }

@@ -23,7 +23,9 @@ use uuid::Uuid;
 
 use super::config::{FatalErrorPolicy, StreamsConfig};
 use super::errors::{HeartbeatErrorAction, heartbeat_error_action};
-use super::membership::{JoinInfo, LeaveOperation, MemberState, Membership, ReconcilePlan, status};
+use super::membership::{
+    JoinInfo, LeaveOperation, MemberState, Membership, ReconcilePlan, status, tasks_of,
+};
 use super::state_dir::StateDirectory;
 use crate::backoff::ExponentialBackoff;
 use crate::conn::KafkaClient;
@@ -1240,6 +1242,16 @@ impl<N: Net> Member<N> {
                 self.emitter.emit(EventKind::Statuses { statuses: list });
             }
         }
+        if let (Some(active), Some(standby), Some(warmup)) =
+            (&r.active_tasks, &r.standby_tasks, &r.warmup_tasks)
+        {
+            self.emitter.emit(EventKind::AssignmentReceived {
+                epoch: r.member_epoch,
+                active: tasks_of(active).into_iter().collect(),
+                standby: tasks_of(standby).into_iter().collect(),
+                warmup: tasks_of(warmup).into_iter().collect(),
+            });
+        }
         let result = self
             .membership
             .on_heartbeat_success(&r, &self.config.topology);
@@ -1325,6 +1337,10 @@ impl<N: Net> Member<N> {
                 self.hb.reset(&mut *rng);
                 drop(rng);
                 let epoch = self.membership.member_epoch();
+                let leaving = matches!(
+                    self.membership.state(),
+                    MemberState::PrepareLeaving | MemberState::Leaving
+                );
                 let in_group = !matches!(
                     self.membership.state(),
                     MemberState::Unsubscribed
@@ -1345,6 +1361,12 @@ impl<N: Net> Member<N> {
                     });
                 }
                 self.sync_events();
+                if leaving {
+                    // Fenced before its leave went out: Kafka's `onFenced` goes UNSUBSCRIBED and
+                    // completes the leave in progress (`maybeCompleteLeaveInProgress`), so an
+                    // `unsubscribe()` waiting on it returns (and a migrated thread subscribes again).
+                    self.on_leave_completed();
+                }
             }
             HeartbeatErrorAction::Fatal => {
                 drop(rng);

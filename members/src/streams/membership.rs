@@ -863,7 +863,7 @@ fn str_bytes(s: &str) -> StrBytes {
     StrBytes::from_string(s.to_string())
 }
 
-fn tasks_of(list: &[resp::TaskIds]) -> BTreeSet<TaskId> {
+pub(crate) fn tasks_of(list: &[resp::TaskIds]) -> BTreeSet<TaskId> {
     list.iter()
         .flat_map(|t| {
             t.partitions

@@ -46,6 +46,10 @@ struct State {
     port: i32,
     topics: Vec<(String, i32)>,
     next_conn: u64,
+    /// `(held, until)`: responses to `held` requests are withheld and written together with the
+    /// response to the next `until` request that arrives while one is withheld, in one write (two
+    /// responses the client reads at once).
+    hold: Option<(Api, Api)>,
 }
 
 pub struct ScriptedBroker {
@@ -74,6 +78,7 @@ impl ScriptedBroker {
             port: i32::from(port),
             topics: topics.iter().map(|(t, p)| (t.to_string(), *p)).collect(),
             next_conn: 0,
+            hold: None,
         }));
         let listener = net.bind(addr).await.unwrap();
         let st = state.clone();
@@ -103,6 +108,12 @@ impl ScriptedBroker {
     /// Serve ApiVersions only up to `version` (answer higher ones with KIP-511's fallback).
     pub fn set_max_api_versions_version(&self, version: i16) {
         self.state.borrow_mut().max_api_versions_version = version;
+    }
+
+    /// From now on, withhold the responses to `held` requests until a response to `until` has
+    /// been written, then write them right after it (once).
+    pub fn hold_responses(&self, held: Api, until: Api) {
+        self.state.borrow_mut().hold = Some((held, until));
     }
 
     pub fn received(&self) -> Vec<Received> {
@@ -135,6 +146,7 @@ async fn serve(state: Rc<RefCell<State>>, net: MemNet, conn: u64, stream: super:
         }
     });
     let frames = FrameReader::new();
+    let mut held: Vec<BytesMut> = Vec::new();
     while let Ok(Some(body)) = frames.read(&mut r).await {
         let Ok(incoming) = decode_request_frame(body) else {
             break;
@@ -251,7 +263,22 @@ async fn serve(state: Rc<RefCell<State>>, net: MemNet, conn: u64, stream: super:
         };
         if let Some(response) = response {
             let f = encode_response_frame(header.correlation_id, api, version, &response).unwrap();
-            let _ = tx.send(f);
+            let hold = state.borrow().hold;
+            match hold {
+                Some((h, _)) if h == api => held.push(f),
+                Some((_, until)) if until == api && !held.is_empty() => {
+                    // One write, so the client reads both responses before it acts on either.
+                    let mut both = f;
+                    for h in held.drain(..) {
+                        both.extend_from_slice(&h);
+                    }
+                    let _ = tx.send(both);
+                    state.borrow_mut().hold = None;
+                }
+                _ => {
+                    let _ = tx.send(f);
+                }
+            }
         }
     }
     drop(tx);

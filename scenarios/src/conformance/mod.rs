@@ -16,6 +16,7 @@ pub mod compare;
 pub mod coverage;
 pub mod dice;
 pub mod driver;
+pub mod expect;
 pub mod ids;
 pub mod offset_delete;
 pub mod oracle;
@@ -320,6 +321,9 @@ fn compare_in(
     let mut coverage_classic = Coverage::default();
     let mut coverage_corpus = Coverage::default();
     let mut divergent: Vec<(&Case, Divergence)> = Vec::new();
+    // Expectations a script states about its responses, not met by a runner: (script, runner, what).
+    let mut unmet: Vec<(&Case, &str, String)> = Vec::new();
+    let mut expectations_checked = 0;
     let mut truncated = 0;
     for (c, ours) in cases.iter().zip(&regroup_outputs) {
         let kafka_path = c.script.with_extension("kafka.out");
@@ -340,6 +344,13 @@ fn compare_in(
         }
         if let Some(d) = first_divergence(ours, &kafka) {
             divergent.push((c, d));
+        }
+        let expectations = expect::of_script(&c.lines).map_err(|e| format!("{}: {e}", c.name))?;
+        expectations_checked += expectations.len();
+        for (runner, output) in [("regroup", ours), ("Kafka", &kafka)] {
+            for why in expect::check(&expectations, output) {
+                unmet.push((c, runner, why));
+            }
         }
     }
 
@@ -386,6 +397,13 @@ fn compare_in(
             println!("    {} line {:?}: {}", c.name, d.script_line, d.what);
         }
     }
+    for (c, runner, why) in &unmet {
+        println!(
+            "--- EXPECTATION NOT MET by {runner} in {} ({}): {why}",
+            c.name,
+            c.script.display()
+        );
+    }
     let streams_n = cases
         .iter()
         .filter(|c| c.name.starts_with("streams"))
@@ -402,6 +420,10 @@ fn compare_in(
         truncated
     );
     println!(
+        "expectations: {expectations_checked} checked against both coordinators, {} not met",
+        unmet.len()
+    );
+    println!(
         "timing: generation {gen_ms} ms, regroup {regroup_ms} ms, Kafka {kafka_ms} ms, total {} ms",
         started.elapsed().as_millis()
     );
@@ -414,7 +436,7 @@ fn compare_in(
     if classic_n > 0 {
         print!("classic {}", coverage_classic.report());
     }
-    let mut failed = !divergent.is_empty();
+    let mut failed = !divergent.is_empty() || !unmet.is_empty();
     if let Some(r) = &assignor_report {
         println!("{}", r.summary());
         failed |= r.differences > 0;

@@ -63,6 +63,27 @@ impl Expectation {
     }
 }
 
+/// The first thing not yet converged: what, in words, and when the harness can tell, the kind of
+/// difference it is (a [`super::Violation::kind`], which `crate::known` matches).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotConverged {
+    pub detail: String,
+    pub kind: Option<&'static str>,
+}
+
+impl From<String> for NotConverged {
+    fn from(detail: String) -> Self {
+        Self { detail, kind: None }
+    }
+}
+
+/// The kind of a streams member that owns exactly what the coordinator last told it, while the
+/// coordinator has since changed its assignment (the member and the coordinator both STABLE at
+/// the group epoch) and at least one of the member's heartbeats since got no successful answer:
+/// the response that carried the change was lost, and Kafka 4.4 never sends it again
+/// (docs/findings.md, "A lost streams assignment is never sent again").
+pub const STREAMS_ASSIGNMENT_LOST_IN_FLIGHT: &str = "streams-assignment-lost-in-flight";
+
 /// Checks every group; `Ok` carries (group, epoch) of each, `Err` the first thing not yet
 /// converged.
 pub fn check(
@@ -70,7 +91,7 @@ pub fn check(
     model: &Model,
     checker: &Checker,
     topic_partitions: &BTreeMap<String, i32>,
-) -> Result<Vec<(String, i32)>, String> {
+) -> Result<Vec<(String, i32)>, NotConverged> {
     let mut done = Vec::new();
     for e in expectations {
         let clients: Vec<(&String, &ClientState)> = checker
@@ -84,12 +105,16 @@ pub fn check(
                 e.group(),
                 clients.len(),
                 e.members()
-            ));
+            )
+            .into());
         }
         if e.members() == 0 {
             // A group expected to end empty (its application shut down): the coordinator must
             // have no member left.
-            done.push((e.group().to_string(), empty(e, model)?));
+            done.push((
+                e.group().to_string(),
+                empty(e, model).map_err(NotConverged::from)?,
+            ));
             continue;
         }
         let epoch = match e {
@@ -109,7 +134,8 @@ pub fn check(
                 topics,
                 required,
                 ..
-            } => classic(group, topics, required, model, &clients, topic_partitions)?,
+            } => classic(group, topics, required, model, &clients, topic_partitions)
+                .map_err(NotConverged::from)?,
         };
         done.push((e.group().to_string(), epoch));
     }
@@ -154,16 +180,26 @@ fn same_members(
     Ok(())
 }
 
-/// The client owns a strict part of what the coordinator assigned it (tasks missing, none extra):
-/// the mark of a grant whose heartbeat response was lost, which Kafka 4.4 never sends again
-/// (docs/divergences.md, "A Kafka 4.4.0 liveness gap").
-fn only_grants_missing(
-    (active, standby): (&BTreeSet<String>, &BTreeSet<String>),
-    (assigned_active, assigned_standby): (&BTreeSet<String>, &BTreeSet<String>),
+/// Whether a streams member's difference from its coordinator assignment is the mark of an
+/// assignment lost in flight ([`STREAMS_ASSIGNMENT_LOST_IN_FLIGHT`]): the member owns exactly the
+/// task lists of the last response that carried any (so the member did its part), they differ
+/// from what the coordinator now assigns it (so the change reached no response the member read),
+/// and a heartbeat of the member went unanswered since (the response that carried the change).
+/// A coordinator that left a changed assignment out of a response that did arrive, or a member
+/// that did not reconcile to a response it read, does not match.
+fn assignment_lost_in_flight(
+    c: &ClientState,
+    assigned: (&BTreeSet<String>, &BTreeSet<String>),
 ) -> bool {
-    active.is_subset(assigned_active)
-        && standby.is_subset(assigned_standby)
-        && (active.len(), standby.len()) != (assigned_active.len(), assigned_standby.len())
+    let owned = (&c.active, &c.standby);
+    match &c.delivered {
+        Some((active, standby)) => {
+            (active, standby) == owned
+                && (active, standby) != assigned
+                && c.heartbeats_unanswered_since_delivery > 0
+        }
+        None => false,
+    }
 }
 
 fn streams(
@@ -172,7 +208,7 @@ fn streams(
     model: &Model,
     clients: &[(&String, &ClientState)],
     topic_partitions: &BTreeMap<String, i32>,
-) -> Result<i32, String> {
+) -> Result<i32, NotConverged> {
     let g = model
         .streams
         .get(group)
@@ -182,13 +218,15 @@ fn streams(
         return Err(format!(
             "streams group {group}: target assignment epoch {} behind group epoch {}",
             g.assignment_epoch, g.epoch
-        ));
+        )
+        .into());
     }
     same_members(
         group,
         g.live_members().map(|(m, _)| m.as_str()).collect(),
         clients,
-    )?;
+    )
+    .map_err(NotConverged::from)?;
     for (id, m) in g.live_members() {
         let a = m
             .assignment
@@ -202,7 +240,8 @@ fn streams(
                 "streams group {group}: member {id} at epoch {} (group epoch {}), state {}, \
                  pending revocation: {pending}",
                 a.member_epoch, g.epoch, a.state
-            ));
+            )
+            .into());
         }
     }
     let mut active_owner: BTreeMap<String, Vec<&str>> = BTreeMap::new();
@@ -212,7 +251,8 @@ fn streams(
             return Err(format!(
                 "streams group {group}: {name} is {} at epoch {} (group epoch {})",
                 c.state, c.epoch, g.epoch
-            ));
+            )
+            .into());
         }
         let m = &g.members[&c.member_id];
         let coord_active: BTreeSet<String> =
@@ -223,22 +263,28 @@ fn streams(
             .map(|(s, p)| format!("{s}_{p}"))
             .collect();
         if c.active != coord_active || c.standby != coord_standby {
-            let lost_grant =
-                only_grants_missing((&c.active, &c.standby), (&coord_active, &coord_standby));
-            return Err(format!(
+            let lost = assignment_lost_in_flight(c, (&coord_active, &coord_standby));
+            let detail = format!(
                 "streams group {group}: {name} owns active {:?} standby {:?}, the coordinator \
                  assigned active {:?} standby {:?}{}",
                 c.active,
                 c.standby,
                 coord_active,
                 coord_standby,
-                if lost_grant {
-                    " (a lost grant: Kafka 4.4 does not resend a lost assignment to a streams \
-                     member; see docs/divergences.md)"
+                if lost {
+                    format!(
+                        "; the last assignment a response delivered is what it owns, and {} of \
+                         its heartbeats since went unanswered",
+                        c.heartbeats_unanswered_since_delivery
+                    )
                 } else {
-                    ""
+                    String::new()
                 }
-            ));
+            );
+            return Err(NotConverged {
+                detail,
+                kind: lost.then_some(STREAMS_ASSIGNMENT_LOST_IN_FLIGHT),
+            });
         }
         for t in &c.active {
             active_owner
@@ -271,7 +317,8 @@ fn streams(
             return Err(format!(
                 "streams group {group}: the input topics of subtopology {} do not exist",
                 s.subtopology_id
-            ));
+            )
+            .into());
         }
         let stateful = !s.state_changelog_topics.is_empty();
         for p in 0..count {
@@ -281,7 +328,8 @@ fn streams(
                 return Err(format!(
                     "streams group {group}: task {task} has {} active owners",
                     owners.len()
-                ));
+                )
+                .into());
             }
             if stateful {
                 let standbys = standby_procs.get(&task).cloned().unwrap_or_default();
@@ -295,7 +343,8 @@ fn streams(
                          on processes {standbys:?}; {want_standbys} expected on distinct other \
                          processes",
                         owners[0]
-                    ));
+                    )
+                    .into());
                 }
             }
         }
@@ -432,33 +481,90 @@ mod tests {
         (model, c)
     }
 
+    /// A streams member's view as the checker builds it from the member's events: it is told
+    /// `delivered` (active tasks of subtopology 0), then `failed` heartbeats get no successful
+    /// answer, then it owns `owned`.
+    fn streams_member(delivered: &[i32], failed: usize, owned: &[i32]) -> ClientState {
+        let task = |p: &i32| members::observer::TaskId::new("0", *p);
+        let client = ClientRef {
+            kind: ClientKind::StreamsMember,
+            name: "app-0/StreamThread-1".into(),
+            group_id: "app".into(),
+            instance_id: None,
+            process_id: "p0".into(),
+        };
+        let heartbeat_failures = [
+            EventKind::RequestFailed {
+                broker: "broker-1:9092".into(),
+                api: protocol::Api::StreamsGroupHeartbeat,
+                correlation_id: 7,
+                failure: members::observer::RequestFailure::TimedOut,
+            },
+            EventKind::ResponseReceived {
+                broker: "broker-1:9092".into(),
+                api: protocol::Api::StreamsGroupHeartbeat,
+                correlation_id: 8,
+                error: Some(protocol::ErrorCode::CoordinatorNotAvailable),
+            },
+        ];
+        let mut events = vec![
+            // Neither a failed commit nor a successful heartbeat counts.
+            EventKind::RequestFailed {
+                broker: "broker-1:9092".into(),
+                api: protocol::Api::OffsetCommit,
+                correlation_id: 5,
+                failure: members::observer::RequestFailure::TimedOut,
+            },
+            EventKind::AssignmentReceived {
+                epoch: 3,
+                active: delivered.iter().map(task).collect(),
+                standby: vec![],
+                warmup: vec![],
+            },
+            EventKind::ResponseReceived {
+                broker: "broker-1:9092".into(),
+                api: protocol::Api::StreamsGroupHeartbeat,
+                correlation_id: 6,
+                error: None,
+            },
+        ];
+        events.extend(heartbeat_failures.iter().cycle().take(failed).cloned());
+        events.push(EventKind::OwnedTasks {
+            epoch: 3,
+            active: owned.iter().map(task).collect(),
+            standby: vec![],
+            warmup: vec![],
+        });
+        let mut c = Checker::new();
+        let mut model = Model::default();
+        for (i, e) in events.iter().enumerate() {
+            c.on_client_parts(i as u64, 1, "app-0", &client, "m", e, &mut model)
+                .unwrap();
+        }
+        c.clients["app-0/StreamThread-1"].clone()
+    }
+
     #[test]
-    fn a_grant_missing_at_the_client_is_told_apart_from_other_differences() {
+    fn an_assignment_lost_in_flight_is_told_apart_from_other_differences() {
         let set = |t: &[&str]| -> BTreeSet<String> { t.iter().map(|s| s.to_string()).collect() };
-        let assigned = (&set(&["0_1", "0_2"]), &set(&["0_5"]));
-        assert!(only_grants_missing(
-            (&set(&["0_1"]), &set(&["0_5"])),
-            assigned
-        ));
-        assert!(only_grants_missing(
-            (&set(&["0_1", "0_2"]), &set(&[])),
-            assigned
-        ));
-        // The same tasks: nothing missing.
-        assert!(!only_grants_missing(
-            (&set(&["0_1", "0_2"]), &set(&["0_5"])),
-            assigned
-        ));
-        // A task the coordinator did not assign (e.g. a revocation not yet done).
-        assert!(!only_grants_missing(
-            (&set(&["0_1", "0_3"]), &set(&[])),
-            assigned
-        ));
-        // A standby held as an active task.
-        assert!(!only_grants_missing(
-            (&set(&["0_1", "0_5"]), &set(&[])),
-            assigned
-        ));
+        let (assigned, none) = (set(&["0_0", "0_1"]), set(&[]));
+        let lost = |c: &ClientState| assignment_lost_in_flight(c, (&assigned, &none));
+        // Told {0_0}, owns {0_0}, one heartbeat timed out and one was answered with an error:
+        // the coordinator's {0_0, 0_1} went out in a response the member never read.
+        let c = streams_member(&[0], 2, &[0]);
+        assert_eq!(c.heartbeats_unanswered_since_delivery, 2);
+        assert!(lost(&c));
+        // The same without any unanswered heartbeat: the coordinator never sent the change (a
+        // response that arrived left it out), which is no behaviour of Kafka.
+        assert!(!lost(&streams_member(&[0], 0, &[0])));
+        // Told the whole assignment but owning less: the member did not reconcile.
+        assert!(!lost(&streams_member(&[0, 1], 1, &[0])));
+        // Owning something it was not told: not this either.
+        assert!(!lost(&streams_member(&[0], 1, &[0, 2])));
+        // Nothing delivered yet (e.g. a member that never joined).
+        let mut c = streams_member(&[0], 1, &[0]);
+        c.delivered = None;
+        assert!(!lost(&c));
     }
 
     #[test]
@@ -477,12 +583,12 @@ mod tests {
         );
         // Partition 1 assigned to nobody: not converged.
         let (model, c) = setup(&[]);
-        let e = check(&expect, &model, &c, &parts).unwrap_err();
+        let e = check(&expect, &model, &c, &parts).unwrap_err().detail;
         assert!(e.contains("t-1 has 0 owners"), "{e}");
         // A member the coordinator has but no live client backs: not converged.
         let (model, mut c) = setup(&[1]);
         c.host_crashed("h");
-        let e = check(&expect, &model, &c, &parts).unwrap_err();
+        let e = check(&expect, &model, &c, &parts).unwrap_err().detail;
         assert!(e.contains("0 of 2 members are running"), "{e}");
         // A required topic that does not exist yet: not converged.
         let (model, c) = setup(&[1]);
@@ -490,7 +596,7 @@ mod tests {
         if let Expectation::Classic { required, .. } = &mut expect[0] {
             required.push("later".into());
         }
-        let e = check(&expect, &model, &c, &parts).unwrap_err();
+        let e = check(&expect, &model, &c, &parts).unwrap_err().detail;
         assert!(e.contains("topic later does not exist yet"), "{e}");
     }
 }

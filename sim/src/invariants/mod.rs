@@ -71,6 +71,11 @@ pub struct Violation {
     pub invariant: Invariant,
     pub at_ms: i64,
     pub detail: String,
+    /// The kind of detail, where the check that fired can name it (e.g.
+    /// [`convergence::STREAMS_ASSIGNMENT_LOST_IN_FLIGHT`]): with the invariant, the fingerprint
+    /// `crate::known` matches against Kafka's documented behaviours.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
 }
 
 impl Violation {
@@ -79,7 +84,14 @@ impl Violation {
             invariant,
             at_ms,
             detail: detail.into(),
+            kind: None,
         }
+    }
+
+    /// The same violation with the kind of its detail.
+    pub fn with_kind(mut self, kind: Option<&'static str>) -> Self {
+        self.kind = kind;
+        self
     }
 }
 
@@ -107,6 +119,13 @@ pub struct ClientState {
     pub stopped: bool,
     /// When the client last sent an OffsetFetch (simulated ms).
     pub last_fetch_sent_ms: Option<i64>,
+    /// Streams: the (active, standby) task lists of the last heartbeat response that carried
+    /// them (`AssignmentReceived`): what the coordinator last told this member.
+    pub delivered: Option<(BTreeSet<Item>, BTreeSet<Item>)>,
+    /// Streams: heartbeats since that response which got no successful answer (the request
+    /// failed, or the response carried an error), each a response that may have carried an
+    /// assignment the member never saw.
+    pub heartbeats_unanswered_since_delivery: u32,
 }
 
 /// The per-event checks and the state they need.
@@ -175,6 +194,8 @@ impl Checker {
                 standby: BTreeSet::new(),
                 stopped: false,
                 last_fetch_sent_ms: None,
+                delivered: None,
+                heartbeats_unanswered_since_delivery: 0,
             });
         if state.stopped && !matches!(kind, ClientEvent::Stopped { .. }) {
             // A new incarnation of a restarted process (same client name).
@@ -183,6 +204,8 @@ impl Checker {
             state.state = "UNSUBSCRIBED";
             state.host = host.to_string();
             state.process_id = client.process_id.clone();
+            state.delivered = None;
+            state.heartbeats_unanswered_since_delivery = 0;
         }
         state.member_id = member_id.to_string();
         match kind {
@@ -191,6 +214,23 @@ impl Checker {
             ClientEvent::EpochChanged { to, .. } => state.epoch = *to,
             ClientEvent::RequestSent { api, .. } if *api == Api::OffsetFetch => {
                 state.last_fetch_sent_ms = Some(at_ms);
+            }
+            ClientEvent::AssignmentReceived {
+                active, standby, ..
+            } => {
+                state.delivered = Some((
+                    active.iter().map(|t| t.to_string()).collect(),
+                    standby.iter().map(|t| t.to_string()).collect(),
+                ));
+                state.heartbeats_unanswered_since_delivery = 0;
+            }
+            ClientEvent::RequestFailed { api, .. }
+            | ClientEvent::ResponseReceived {
+                api,
+                error: Some(_),
+                ..
+            } if *api == Api::StreamsGroupHeartbeat => {
+                state.heartbeats_unanswered_since_delivery += 1;
             }
             _ => {}
         }

@@ -58,7 +58,8 @@ final class ScriptRun implements AutoCloseable {
         Iterator<String> names = root.fieldNames();
         while (names.hasNext()) {
             String k = names.next();
-            if (k.equals("at") || k.equals("context")) continue;
+            // "expect" is checked by regroup conformance against both outputs; a runner ignores it.
+            if (k.equals("at") || k.equals("context") || k.equals("expect")) continue;
             if (!List.of("config", "metadata", "groupConfig", "request").contains(k)) {
                 throw new ScriptException("unknown key \"" + k + "\"");
             }
@@ -69,6 +70,9 @@ final class ScriptRun implements AutoCloseable {
         }
         if (root.has("context") && !root.has("request")) {
             throw new ScriptException("\"context\" is only allowed with \"request\"");
+        }
+        if (root.has("expect") && !root.has("request")) {
+            throw new ScriptException("\"expect\" is only allowed with \"request\"");
         }
         String kind = kinds.isEmpty() ? null : kinds.get(0);
 
