@@ -995,3 +995,93 @@ fn a_write_pending_when_its_coordinator_resigns_fails_with_not_coordinator() -> 
     assert_eq!(timed_out, 0);
     Ok(())
 }
+
+/// A simple-group OffsetCommit of `input-0` at `offset` (generation -1, no member).
+fn simple_commit(group: &str, offset: i64) -> OffsetCommitRequest {
+    OffsetCommitRequest::default()
+        .with_group_id(GroupId(s(group)))
+        .with_generation_id_or_member_epoch(-1)
+        .with_member_id(s(""))
+        .with_topics(vec![
+            OffsetCommitRequestTopic::default()
+                .with_name(TopicName(s("input")))
+                .with_partitions(vec![
+                    OffsetCommitRequestPartition::default()
+                        .with_partition_index(0)
+                        .with_committed_offset(offset),
+                ]),
+        ])
+}
+
+/// Kafka's `Partition` keeps an ISR change pending (the high watermark waits for the larger of
+/// the proposed and the committed ISR) until the controller answers or new metadata settles it;
+/// only OPERATION_NOT_ATTEMPTED / INELIGIBLE_REPLICA send it back to the committed ISR. An
+/// AlterPartition whose answer is lost may have been applied: here the controller adds the
+/// follower back to the ISR, the answer never reaches the leader, and the follower is cut off
+/// again. A leader that reverted to its last known ISR (itself alone) would acknowledge the next
+/// commit on its own, and the follower, in the controller's ISR, could become leader without it:
+/// an acknowledged offset lost (swarm-streams seed 713, offsets-durable).
+#[test]
+fn an_unanswered_isr_expansion_keeps_the_high_watermark_waiting_for_the_follower() -> turmoil::Result
+{
+    let mut cluster = Cluster::new(three_brokers(1, 0), 240);
+    let events = cluster.events.clone();
+    let answers = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let a = answers.clone();
+    cluster.sim.client("client", async move {
+        wait_running(&events, 3).await;
+        create_input(1, 1).await;
+        let (leader, _) = find_coordinator("broker-1", "g").await;
+        let leader_host = broker_host(leader);
+        let followers: Vec<i32> = (1..=3).filter(|b| *b != leader).collect();
+        let ok = |r: &Response| match r {
+            Response::OffsetCommit(oc) => oc.topics[0].partitions[0].error_code,
+            _ => -1,
+        };
+        let c = client(&leader_host);
+        let r = c.call(simple_commit("g", 1).into(), 8, 20_000).await.unwrap();
+        assert_eq!(ok(&r), 0);
+        // Both followers cut off: the ISR shrinks to the leader.
+        for f in &followers {
+            turmoil::partition(leader_host.as_str(), broker_host(*f).as_str());
+        }
+        let shrunk = |e: &coordinator::events::ClusterEvent| {
+            matches!(&e.kind, EventKind::PartitionChanged { topic, isr, .. }
+                if topic == GROUP_METADATA_TOPIC && isr.len() == 1)
+        };
+        while events.find(shrunk).is_none() {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        // From now on nothing the controller sends reaches the leader; one follower comes back,
+        // catches up, and the leader proposes it for the ISR.
+        turmoil::partition_oneway("controller", leader_host.as_str());
+        let f = followers[0];
+        turmoil::repair(leader_host.as_str(), broker_host(f).as_str());
+        let expand = |e: &coordinator::events::ClusterEvent| {
+            matches!(&e.kind, EventKind::IsrChangeRequested { isr, .. } if isr.len() == 2)
+        };
+        while events.find(expand).is_none() {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        turmoil::partition(leader_host.as_str(), broker_host(f).as_str());
+        // The controller applied the expansion; the leader never hears so.
+        let applied = |e: &coordinator::events::ClusterEvent| {
+            matches!(&e.kind, EventKind::PartitionChanged { topic, isr, .. }
+                if topic == GROUP_METADATA_TOPIC && isr.len() == 2)
+        };
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        assert!(events.find(applied).is_some(), "the controller expanded the ISR");
+        // Past the AlterPartition timeout (2 s), a commit on the leader must still wait for the
+        // follower it proposed: it times out instead of being acknowledged by the leader alone.
+        tokio::time::sleep(std::time::Duration::from_millis(2_500)).await;
+        let r = c.call(simple_commit("g", 2).into(), 8, 20_000).await.unwrap();
+        a.borrow_mut().push(ok(&r));
+        Ok(())
+    });
+    cluster.run()?;
+    assert_eq!(
+        answers.borrow().as_slice(),
+        [ErrorCode::CoordinatorNotAvailable.code()]
+    );
+    Ok(())
+}

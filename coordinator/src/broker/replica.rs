@@ -48,7 +48,11 @@ pub(crate) struct FollowerState {
 #[derive(Debug, Clone)]
 pub(crate) struct LeaderState {
     followers: BTreeMap<i32, FollowerState>,
-    /// The ISR proposed to the controller and not yet answered.
+    /// The ISR proposed to the controller and not yet settled (Kafka's `PendingExpandIsr` /
+    /// `PendingShrinkIsr`). The high watermark waits for the union of it and the last known ISR
+    /// until an answer or new metadata settles it: a proposal whose answer was lost may have
+    /// been applied by the controller, so going back to the last known ISR could commit records a
+    /// member of the real ISR does not have.
     isr_in_flight: Option<Vec<i32>>,
     /// An ISR the controller accepted, with its partition epoch, until metadata shows it.
     isr_committed: Option<(Vec<i32>, i32)>,
@@ -116,6 +120,7 @@ impl<N: Net> Node<N> {
             .get(&p)
             .filter(|s| s.leading.is_some())
             .map(|s| s.leader_epoch);
+        let known_partition_epoch = core.replicas.get(&p).map(|s| s.partition_epoch);
         let mut state = core.replicas.remove(&p).unwrap_or(ReplicaState {
             leader: -1,
             leader_epoch: -1,
@@ -162,6 +167,14 @@ impl<N: Net> Node<N> {
                     isr_committed: None,
                     epoch_start_offset: start,
                 });
+            }
+            if known_partition_epoch.is_some_and(|e| reg.partition_epoch > e)
+                && let Some(leading) = state.leading.as_mut()
+            {
+                // The metadata carries the committed ISR (Kafka's `makeLeader` leaves the
+                // pending state): a proposal still unsettled is superseded by it.
+                leading.isr_in_flight = None;
+                leading.isr_committed = None;
             }
             core.replicas.insert(p, state);
             if core.runtime.started {
@@ -467,34 +480,81 @@ impl<N: Net> Node<N> {
         self.alter_partition_wakeup.notify_one();
     }
 
-    /// Applies the controller's answer to an AlterPartition.
-    fn on_alter_partition_response(&self, p: i32, response: Option<AlterPartitionResponse>) {
+    /// Applies the controller's answer to an AlterPartition (Kafka's `Partition.submitAlterPartition`
+    /// callback and `handleAlterPartitionError`). Returns true if the same request must be sent
+    /// again: no answer, or a top-level error (Kafka's AlterPartitionManager retries those until
+    /// the controller answers), while the proposal is still the pending one.
+    fn on_alter_partition_response(
+        &self,
+        p: i32,
+        request: &AlterPartitionRequest,
+        response: Option<AlterPartitionResponse>,
+    ) -> bool {
         let mut core = self.core.borrow_mut();
         let core = &mut *core;
         let Some(state) = core.replicas.get_mut(&p) else {
-            return;
+            return false;
         };
+        let proposed: Option<Vec<i32>> = request
+            .topics
+            .first()
+            .and_then(|t| t.partitions.first())
+            .filter(|d| {
+                d.leader_epoch == state.leader_epoch && d.partition_epoch == state.partition_epoch
+            })
+            .map(|d| d.new_isr_with_epochs.iter().map(|m| m.broker_id).collect());
         let Some(leading) = state.leading.as_mut() else {
-            return;
+            return false;
         };
-        leading.isr_in_flight = None;
-        let result = response.as_ref().and_then(|r| {
-            (r.error_code == 0)
-                .then(|| r.topics.first().and_then(|t| t.partitions.first()))
-                .flatten()
-        });
-        match result {
-            Some(r) if r.error_code == 0 => {
-                leading.isr_committed = Some((r.isr.clone(), r.partition_epoch));
-            }
-            Some(r) => {
-                tracing::info!(partition = p, error = r.error_code, "ISR change refused");
-            }
-            None => {
-                tracing::info!(partition = p, "ISR change failed");
-            }
+        if proposed.is_none() || leading.isr_in_flight != proposed {
+            // Superseded (new metadata or a new leader epoch settled the ISR meanwhile).
+            return false;
         }
+        let result = response
+            .as_ref()
+            .filter(|r| r.error_code == 0)
+            .and_then(|r| r.topics.first().and_then(|t| t.partitions.first()));
+        let retry = match (&response, result) {
+            (_, Some(r)) if r.error_code == 0 => {
+                leading.isr_in_flight = None;
+                leading.isr_committed = Some((r.isr.clone(), r.partition_epoch));
+                false
+            }
+            (_, Some(r))
+                if r.error_code == ErrorCode::OperationNotAttempted.code()
+                    || r.error_code == ErrorCode::IneligibleReplica.code() =>
+            {
+                // The controller says the proposal was not applied: back to the committed ISR.
+                tracing::info!(partition = p, error = r.error_code, "ISR change refused");
+                leading.isr_in_flight = None;
+                false
+            }
+            (_, Some(r)) => {
+                // FENCED_LEADER_EPOCH, INVALID_UPDATE_VERSION, UNKNOWN_TOPIC_OR_PARTITION,
+                // NEW_LEADER_ELECTED, ...: whether an earlier attempt was applied is unknown, so
+                // the proposal stays pending until metadata settles it (Kafka does not retry).
+                tracing::info!(
+                    partition = p,
+                    error = r.error_code,
+                    "ISR change refused; waiting for metadata"
+                );
+                false
+            }
+            (Some(r), None) => {
+                tracing::info!(
+                    partition = p,
+                    error = r.error_code,
+                    "AlterPartition refused; retrying"
+                );
+                true
+            }
+            (None, None) => {
+                tracing::info!(partition = p, "no answer to AlterPartition; retrying");
+                true
+            }
+        };
         self.maybe_advance_high_watermark(core, p);
+        retry
     }
 }
 
@@ -519,9 +579,23 @@ pub(crate) async fn run_alter_partition<N: Net>(node: Rc<Node<N>>) {
             .await
             .map_err(|e| tracing::info!(partition = p, error = %e, "AlterPartition failed"))
             .ok();
-        node.on_alter_partition_response(p, response);
+        if node.on_alter_partition_response(p, &request, response) {
+            // Kafka's controller channel retries after `retry.backoff.ms`; the pending proposal
+            // keeps holding the high watermark meanwhile.
+            tokio::time::sleep(Duration::from_millis(ALTER_PARTITION_RETRY_BACKOFF_MS)).await;
+            if node.core.borrow().stopped {
+                return;
+            }
+            node.alter_partition_queue
+                .borrow_mut()
+                .push_front((p, request));
+        }
     }
 }
+
+/// Pause before an unanswered AlterPartition is sent again (Kafka's `retry.backoff.ms` default
+/// of the broker-to-controller channel).
+const ALTER_PARTITION_RETRY_BACKOFF_MS: u64 = 100;
 
 /// Removes followers that were not caught up for `replica.lag.time.max.ms` from the ISR of the
 /// partitions this broker leads (Kafka's `maybeShrinkIsr`, run every half lag time).
