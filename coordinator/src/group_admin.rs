@@ -12,8 +12,8 @@ use protocol::messages::{
 use protocol::{ErrorCode, Request};
 
 use crate::context::RequestContext;
+use crate::java::JavaHashMapOrder;
 use crate::shard::{Outcome, RequestToken, Shard};
-use crate::streams::assignor::java::JavaHashMapOrder;
 
 fn sb(s: &str) -> StrBytes {
     StrBytes::from_string(s.to_string())

@@ -13,6 +13,7 @@ pub mod error;
 pub mod events;
 pub mod group;
 pub mod group_admin;
+pub mod java;
 pub mod net;
 pub mod offsets;
 pub mod records;

@@ -5,7 +5,7 @@
 
 use std::cmp::Ordering;
 
-use coordinator::streams::assignor::java::{JavaHashMapOrder, JavaPriorityQueue};
+use coordinator::java::{JavaHashMapOrder, JavaPriorityQueue};
 
 fn run_probe(line: &str) -> String {
     let mut parts = line.split(' ');

@@ -103,7 +103,10 @@ fn s8_77_configure_topics_sets_configuration_exception_when_source_topic_is_miss
     let c = configure(&t, &[("source_topic1", 2)]).unwrap();
     assert!(c.subtopologies.is_none());
     let e = c.error.unwrap();
-    assert_eq!(e.status, 1);
+    assert_eq!(
+        e.status,
+        protocol::streams_status::StreamsStatus::MissingSourceTopics
+    );
     assert_eq!(e.message, "Source topics source_topic2 are missing.");
 }
 
@@ -169,7 +172,10 @@ fn s8_77b_configure_topics_creates_missing_internal_topics() {
             ("repartition_topic".to_string(), 2, 3, vec![]),
         ]
     );
-    assert_eq!(c.error.as_ref().unwrap().status, 3);
+    assert_eq!(
+        c.error.as_ref().unwrap().status,
+        protocol::streams_status::StreamsStatus::MissingInternalTopics
+    );
 }
 
 #[test]

@@ -21,6 +21,7 @@ mod prim;
 pub mod request;
 pub mod response;
 pub mod schema;
+pub mod streams_status;
 
 pub use api::Api;
 pub use error::ErrorCode;

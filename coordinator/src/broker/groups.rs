@@ -21,9 +21,10 @@ use protocol::{ErrorCode, Request, Response};
 
 use super::errors::{OperationError, error_response};
 use super::node::{Node, PendingResponse};
-use super::placement::{java_hash_map_order, partition_for, topic_partition_hash};
+use super::placement::partition_for;
 use crate::context::RequestContext;
 use crate::controller::GROUP_METADATA_TOPIC;
+use crate::java::{hash_map_order_of_hashes, topic_partition_hash};
 use crate::net::Net;
 use crate::shard::RequestToken;
 
@@ -59,7 +60,7 @@ fn by_partition(groups: &[String], partitions: i32) -> Vec<(i32, Vec<String>)> {
         .iter()
         .map(|p| topic_partition_hash(GROUP_METADATA_TOPIC, *p))
         .collect();
-    java_hash_map_order(&hashes)
+    hash_map_order_of_hashes(&hashes)
         .into_iter()
         .map(|i| (order[i], map.remove(&order[i]).unwrap_or_default()))
         .collect()
@@ -392,7 +393,7 @@ mod tests {
             .map(|(p, g)| (*p, g.iter().map(String::as_str).collect()))
             .collect();
         // Java's HashMap<TopicPartition, _> iterates __consumer_offsets-12, -42, -5 in this order
-        // (see placement::tests::hash_map_order_matches_java).
+        // (see java::hash_map::tests::hash_map_order_matches_java).
         assert_eq!(
             flat,
             vec![

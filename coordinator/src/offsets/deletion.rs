@@ -4,9 +4,9 @@
 
 use uuid::Uuid;
 
+use crate::java::JavaHashMapOrder;
 use crate::records::Record;
 use crate::records::offsets::OffsetCommitKey;
-use crate::streams::assignor::java::JavaHashMapOrder;
 use crate::topics::TopicsImage;
 
 use super::store::{OffsetStore, Offsets};

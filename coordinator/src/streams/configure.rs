@@ -12,20 +12,17 @@ use std::collections::{BTreeMap, BTreeSet};
 use protocol::ErrorCode;
 
 use crate::error::ApiError;
+use protocol::streams_status::StreamsStatus;
+
+use crate::java::java_hash_map_order;
 use crate::records::streams::Subtopology;
-use crate::streams::tasks::java_hash_map_order;
 use crate::streams::topology::StreamsTopology;
 use crate::topics::TopicsImage;
-
-/// Heartbeat status codes of topic configuration problems.
-pub const STATUS_MISSING_SOURCE_TOPICS: i8 = 1;
-pub const STATUS_INCORRECTLY_PARTITIONED_TOPICS: i8 = 2;
-pub const STATUS_MISSING_INTERNAL_TOPICS: i8 = 3;
 
 /// Why a topology is not ready (Kafka's `TopicConfigurationException`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TopicConfigurationError {
-    pub status: i8,
+    pub status: StreamsStatus,
     pub message: String,
 }
 
@@ -118,7 +115,7 @@ impl From<ApiError> for Failure {
 
 fn incorrectly_partitioned(message: String) -> Failure {
     Failure::Config(TopicConfigurationError {
-        status: STATUS_INCORRECTLY_PARTITIONED_TOPICS,
+        status: StreamsStatus::IncorrectlyPartitionedTopics,
         message,
     })
 }
@@ -184,7 +181,7 @@ pub fn configure_topics(
             } else {
                 let names: Vec<&str> = to_create.iter().map(|t| t.name.as_str()).collect();
                 Some(TopicConfigurationError {
-                    status: STATUS_MISSING_INTERNAL_TOPICS,
+                    status: StreamsStatus::MissingInternalTopics,
                     message: format!("Internal topics are missing: {}", summarize(&names)),
                 })
             };
@@ -225,7 +222,7 @@ fn configure(
     if !missing.is_empty() {
         let names: Vec<&str> = missing.into_iter().collect();
         return Err(Failure::Config(TopicConfigurationError {
-            status: STATUS_MISSING_SOURCE_TOPICS,
+            status: StreamsStatus::MissingSourceTopics,
             message: format!("Source topics {} are missing.", summarize(&names)),
         }));
     }

@@ -7,11 +7,12 @@ use protocol::messages::{
     GroupId, StrBytes, StreamsGroupDescribeRequest, StreamsGroupDescribeResponse, TopicName,
 };
 
+use crate::java::java_hash_map_order;
 use crate::records::streams::TopicInfo;
 use crate::streams::configure::{ConfiguredInternalTopic, ConfiguredTopology};
 use crate::streams::group::StreamsGroup;
 use crate::streams::member::StreamsGroupMember;
-use crate::streams::tasks::{Tasks, TasksTuple, java_hash_map_order};
+use crate::streams::tasks::{Tasks, TasksTuple};
 use crate::streams::topology::StreamsTopology;
 use crate::streams::{StreamsEnv, StreamsGroups};
 

@@ -7,10 +7,11 @@ use protocol::messages::streams_group_heartbeat_response as resp;
 use protocol::messages::{StrBytes, TopicName};
 
 use crate::error::ApiError;
+use crate::java::{java_hash_map_order, java_hash_set_copy_order};
 use crate::streams::configure::ConfiguredTopology;
 use crate::streams::group::{Persistent, Soft};
 use crate::streams::member::StreamsGroupMember;
-use crate::streams::tasks::{Tasks, java_hash_map_order, java_hash_set_copy_order};
+use crate::streams::tasks::Tasks;
 use crate::topics::TopicsImage;
 
 /// Every other member's entry (in member-map order, skipping a static member being replaced), then

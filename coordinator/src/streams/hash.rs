@@ -59,7 +59,7 @@ pub fn topic_hash(topic: &TopicMetadata) -> i64 {
             .map(|r| r.iter().collect())
             .unwrap_or_default();
         // Java sorts with String.compareTo (UTF-16 order).
-        racks.sort_by(|a, b| crate::streams::assignor::java::compare_strings(a, b));
+        racks.sort_by(|a, b| crate::java::compare_strings(a, b));
         for rack in racks {
             s.int(rack.encode_utf16().count() as i32).string(rack);
         }
@@ -112,9 +112,7 @@ pub fn group_hash_cached<'a>(
     let mut hashes: Vec<(&str, i64)> = Vec::new();
     for n in names {
         if let Some(t) = image.get(n) {
-            if previous
-                .is_some_and(|p| crate::streams::assignor::java::compare_strings(p, n).is_ge())
-            {
+            if previous.is_some_and(|p| crate::java::compare_strings(p, n).is_ge()) {
                 sorted = false;
             }
             previous = Some(n.as_str());
@@ -126,7 +124,7 @@ pub fn group_hash_cached<'a>(
         return 0;
     }
     if !sorted {
-        hashes.sort_by(|a, b| crate::streams::assignor::java::compare_strings(a.0, b.0));
+        hashes.sort_by(|a, b| crate::java::compare_strings(a.0, b.0));
         hashes.dedup_by(|a, b| a.0 == b.0);
     }
     for (_, h) in hashes {

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use protocol::ErrorCode;
 
 use crate::error::ApiError;
+use crate::java::java_hash_map_order;
 use crate::records::Record;
 use crate::records::streams::{
     StreamsGroupTargetAssignmentMemberValue, StreamsGroupTargetAssignmentMetadataValue,
@@ -19,7 +20,7 @@ use crate::streams::assignor::{
 use crate::streams::configure::ConfiguredTopology;
 use crate::streams::group::{MemberTaskOffsets, Persistent};
 use crate::streams::member::StreamsGroupMember;
-use crate::streams::tasks::{TasksTuple, java_hash_map_order, tasks_to_record};
+use crate::streams::tasks::{TasksTuple, tasks_to_record};
 
 /// The members and targets as the assignment code sees them: the group's own, with the heartbeating
 /// member put in (replacing a departed static member it takes over).

@@ -9,7 +9,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::records::streams::TaskIds as RecordTaskIds;
-use crate::streams::assignor::java::JavaHashMapOrder;
 
 /// Subtopology id -> task numbers.
 pub type Tasks = BTreeMap<String, BTreeSet<i32>>;
@@ -212,47 +211,6 @@ pub fn active_to_record(tasks: &ActiveTasks) -> Vec<RecordTaskIds> {
         .collect()
 }
 
-/// The order in which a `java.util.HashMap<String, _>` created with the default capacity iterates
-/// `keys` when they were put in the given order (bucket order; insertion order within a bucket). A key
-/// put again keeps its first place.
-pub fn java_hash_map_order<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
-    let keys = distinct(keys);
-    if keys.len() <= 1 {
-        return keys;
-    }
-    let mut map = JavaHashMapOrder::new();
-    for k in &keys {
-        map.put(k);
-    }
-    map.iteration_order()
-        .into_iter()
-        .map(|i| keys[i as usize])
-        .collect()
-}
-
-/// Like [`java_hash_map_order`] for a `HashSet` built with `new HashSet<>(collection)`, whose table
-/// starts at `max(size / 0.75 + 1, 16)`.
-pub fn java_hash_set_copy_order<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
-    let keys = distinct(keys);
-    if keys.len() <= 1 {
-        return keys;
-    }
-    let capacity = ((keys.len() as f32 / 0.75) as i32 + 1).max(16);
-    let mut map = JavaHashMapOrder::with_capacity(capacity);
-    for k in &keys {
-        map.put(k);
-    }
-    map.iteration_order()
-        .into_iter()
-        .map(|i| keys[i as usize])
-        .collect()
-}
-
-fn distinct<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
-    let mut seen = std::collections::BTreeSet::new();
-    keys.into_iter().filter(|k| seen.insert(*k)).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,11 +247,5 @@ mod tests {
         let w = TasksWithEpochs::from_record(&rec, &[], &[], 9);
         assert_eq!(w.active["s"][&0], 9);
         assert_eq!(w.active["s"][&1], 9);
-    }
-
-    #[test]
-    fn java_order_of_small_keys_is_bucket_order() {
-        // "1".hashCode() = 49 -> bucket 1, "0" -> bucket 0 (48 & 15), "a" (97) -> bucket 1 after "1".
-        assert_eq!(java_hash_map_order(["a", "1", "0"]), vec!["0", "a", "1"]);
     }
 }

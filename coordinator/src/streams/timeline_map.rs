@@ -22,38 +22,7 @@
 
 use std::borrow::Borrow;
 
-use crate::streams::assignor::java::string_hash;
-
-/// Java's `hashCode()` of a key type.
-pub trait JavaHash {
-    fn java_hash(&self) -> i32;
-}
-
-impl JavaHash for str {
-    fn java_hash(&self) -> i32 {
-        string_hash(self)
-    }
-}
-
-impl JavaHash for String {
-    fn java_hash(&self) -> i32 {
-        string_hash(self)
-    }
-}
-
-/// `Integer.hashCode()`: the value.
-impl JavaHash for i32 {
-    fn java_hash(&self) -> i32 {
-        *self
-    }
-}
-
-/// `Long.hashCode()`: the two halves xor-ed.
-impl JavaHash for i64 {
-    fn java_hash(&self) -> i32 {
-        (*self ^ ((*self as u64) >> 32) as i64) as i32
-    }
-}
+use crate::java::JavaHash;
 
 const MIN_CAPACITY: usize = 2;
 const MAX_CAPACITY: usize = 1 << 30;
@@ -232,6 +201,7 @@ impl<V, K: JavaHash + Eq> TimelineMap<V, K> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::java::string_hash;
 
     #[test]
     fn slot_function_matches_kafka() {

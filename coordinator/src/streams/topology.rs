@@ -6,10 +6,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use protocol::messages::streams_group_heartbeat_request as req;
 
 use crate::error::ApiError;
+use crate::java::java_hash_map_order;
 use crate::records::streams::{
     CopartitionGroup, KeyValue, StreamsGroupTopologyValue, Subtopology, TopicInfo,
 };
-use crate::streams::tasks::java_hash_map_order;
 
 /// A group's topology: its epoch and subtopologies by id.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,7 +64,7 @@ impl StreamsTopology {
                     .cloned()
             })
             .collect();
-        required.sort_by(|a, b| crate::streams::assignor::java::compare_strings(a, b));
+        required.sort_by(|a, b| crate::java::compare_strings(a, b));
         required.dedup();
         Ok(Self {
             epoch: value.epoch,

@@ -15,6 +15,7 @@ use std::rc::Rc;
 use protocol::messages::streams_group_heartbeat_response as resp;
 use protocol::messages::{StreamsGroupHeartbeatResponse, TopicName};
 use protocol::net::Net;
+use protocol::streams_status::StreamsStatus;
 use protocol::{Api, ErrorCode, Request, Response};
 use rand_chacha::ChaCha8Rng;
 use tokio::sync::mpsc;
@@ -24,7 +25,7 @@ use uuid::Uuid;
 use super::config::{FatalErrorPolicy, StreamsConfig};
 use super::errors::{HeartbeatErrorAction, heartbeat_error_action};
 use super::membership::{
-    JoinInfo, LeaveOperation, MemberState, Membership, ReconcilePlan, status, tasks_of,
+    JoinInfo, LeaveOperation, MemberState, Membership, ReconcilePlan, tasks_of,
 };
 use super::state_dir::StateDirectory;
 use crate::backoff::ExponentialBackoff;
@@ -1283,8 +1284,8 @@ impl<N: Net> Member<N> {
         }
         let mut missing = None;
         for s in statuses {
-            match s.status_code {
-                status::SHUTDOWN_APPLICATION => {
+            match StreamsStatus::from_code(s.status_code) {
+                Some(StreamsStatus::ShutdownApplication) => {
                     self.emitter.emit(EventKind::Fatal {
                         error: None,
                         message: format!(
@@ -1295,8 +1296,10 @@ impl<N: Net> Member<N> {
                     self.shared.stop_all(LeaveOperation::Default);
                     return;
                 }
-                status::MISSING_SOURCE_TOPICS => missing = Some(s.status_detail.to_string()),
-                status::INCORRECTLY_PARTITIONED_TOPICS => {
+                Some(StreamsStatus::MissingSourceTopics) => {
+                    missing = Some(s.status_detail.to_string())
+                }
+                Some(StreamsStatus::IncorrectlyPartitionedTopics) => {
                     self.fatal(None, s.status_detail.to_string());
                     return;
                 }

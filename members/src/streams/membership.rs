@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use protocol::messages::streams_group_heartbeat_request as req;
 use protocol::messages::streams_group_heartbeat_response as resp;
 use protocol::messages::{StrBytes, StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse};
+use protocol::streams_status::StreamsStatus;
 
 use super::topology::Topology;
 use crate::observer::TaskId;
@@ -837,26 +838,10 @@ impl Membership {
 pub fn is_group_ready(statuses: Option<&[resp::Status]>) -> bool {
     statuses.is_none_or(|list| {
         !list.iter().any(|s| {
-            matches!(
-                s.status_code,
-                status::MISSING_SOURCE_TOPICS
-                    | status::MISSING_INTERNAL_TOPICS
-                    | status::INCORRECTLY_PARTITIONED_TOPICS
-                    | status::ASSIGNMENT_DELAYED
-            )
+            StreamsStatus::from_code(s.status_code)
+                .is_some_and(StreamsStatus::makes_group_not_ready)
         })
     })
-}
-
-/// Status codes of StreamsGroupHeartbeat responses.
-pub mod status {
-    pub const STALE_TOPOLOGY: i8 = 0;
-    pub const MISSING_SOURCE_TOPICS: i8 = 1;
-    pub const INCORRECTLY_PARTITIONED_TOPICS: i8 = 2;
-    pub const MISSING_INTERNAL_TOPICS: i8 = 3;
-    pub const SHUTDOWN_APPLICATION: i8 = 4;
-    pub const ASSIGNMENT_DELAYED: i8 = 5;
-    pub const MISSING_CLIENT_TAGS: i8 = 6;
 }
 
 fn str_bytes(s: &str) -> StrBytes {
@@ -1108,10 +1093,10 @@ mod tests {
         assert_eq!(m.state(), Fatal);
 
         let missing = resp::Status::default()
-            .with_status_code(status::MISSING_SOURCE_TOPICS)
+            .with_status_code(StreamsStatus::MissingSourceTopics.code())
             .with_status_detail(str_bytes("x"));
         assert!(!is_group_ready(Some(&[missing])));
-        let stale = resp::Status::default().with_status_code(status::STALE_TOPOLOGY);
+        let stale = resp::Status::default().with_status_code(StreamsStatus::StaleTopology.code());
         assert!(is_group_ready(Some(&[stale])));
         assert!(is_group_ready(None));
     }

@@ -11,6 +11,7 @@ use coordinator::events::EventKind as ClusterKind;
 use members::observer::EventKind as ClientKind;
 use members::streams::topology::{Subtopology, Topology};
 use protocol::ErrorCode;
+use protocol::streams_status::StreamsStatus;
 use sim::faults::{FaultKind, FaultWindow, HostRef};
 use sim::spec::{ClusterSpec, StreamsAppSpec};
 
@@ -22,8 +23,8 @@ const APP: &str = "app";
 
 /// Status codes of StreamsGroupHeartbeat (KIP-1071).
 const STALE_TOPOLOGY: i8 = 0;
-const MISSING_SOURCE_TOPICS: i8 = 1;
-const SHUTDOWN_APPLICATION: i8 = 4;
+const MISSING_SOURCE_TOPICS: i8 = StreamsStatus::MissingSourceTopics.code();
+const SHUTDOWN_APPLICATION: i8 = StreamsStatus::ShutdownApplication.code();
 
 fn injected() -> Expect {
     Expect {

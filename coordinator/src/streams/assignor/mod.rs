@@ -4,7 +4,6 @@
 //! Entry point: [`assign`] (or [`StickyTaskAssignor`] through the [`TaskAssignor`] trait, the shape of
 //! Kafka 4.4's pluggable assignors). Inputs and outputs are in [`spec`]; the Java emulation is in [`java`].
 
-pub mod java;
 pub mod spec;
 pub mod sticky;
 

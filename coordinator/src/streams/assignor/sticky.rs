@@ -18,11 +18,11 @@
 use std::cmp::Ordering;
 use std::collections::HashSet;
 
-use super::java::{
+use super::spec::{AssignorError, GroupAssignment, GroupSpec, TaskRef, TopologyDescriber};
+use crate::java::{
     JavaHashMapOrder, JavaPriorityQueue, SMALL_MAP_MAX_KEYS, compare_strings, heap_offer,
     heap_poll, small_map_bucket, string_hash,
 };
-use super::spec::{AssignorError, GroupAssignment, GroupSpec, TaskRef, TopologyDescriber};
 
 /// The most task copies (active plus standby) one assignment may involve: bounds memory and time.
 pub const MAX_TASK_COPIES: u64 = 1 << 24;

@@ -11,7 +11,7 @@ use protocol::messages::streams_group_heartbeat_request as req;
 use super::Heartbeat;
 use super::epoch::{AssignmentConfigsView, GroupEpoch};
 use super::records::current_assignment_record;
-use super::response::{STATUS_ASSIGNMENT_DELAYED, status};
+use super::response::status;
 use crate::error::ApiError;
 use crate::shard::TimerTask;
 use crate::streams::assignor::TaskAssignor;
@@ -24,6 +24,7 @@ use crate::streams::target::{MembersView, build_target_assignment, target_metada
 use crate::streams::tasks::{Tasks, TasksTuple};
 use crate::streams::timers;
 use crate::timer::Timers;
+use protocol::streams_status::StreamsStatus;
 
 /// `canComputeNextTargetAssignment`.
 fn can_compute(assignment_timestamp: i64, interval_ms: i32, now_ms: i64) -> bool {
@@ -74,7 +75,7 @@ pub(super) fn update_target_assignment<'p>(
     let group_epoch = inputs.group_epoch.epoch;
     if inputs.initial_delay_pending.contains(gid) {
         hb.statuses.push(status(
-            STATUS_ASSIGNMENT_DELAYED,
+            StreamsStatus::AssignmentDelayed,
             "Assignment delayed due to the configured initial rebalance delay.",
         ));
         return Ok((p.assignment_epoch, Cow::Owned(TasksTuple::default())));
@@ -101,7 +102,7 @@ pub(super) fn update_target_assignment<'p>(
         hb.now_ms,
     ) {
         hb.statuses.push(status(
-            STATUS_ASSIGNMENT_DELAYED,
+            StreamsStatus::AssignmentDelayed,
             "Assignment delayed due to the configured assignment interval.",
         ));
         return Ok((p.assignment_epoch, current()));

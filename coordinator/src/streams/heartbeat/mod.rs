@@ -34,10 +34,6 @@ use protocol::messages::{StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResp
 pub(crate) use assignment::select_assignor;
 pub use leave::fence_member;
 pub use records::{group_metadata_record, member_tombstones};
-pub use response::{
-    STATUS_ASSIGNMENT_DELAYED, STATUS_MISSING_CLIENT_TAGS, STATUS_SHUTDOWN_APPLICATION,
-    STATUS_STALE_TOPOLOGY,
-};
 
 use crate::error::ApiError;
 use crate::records::Record;

@@ -4,28 +4,23 @@
 
 use protocol::messages::streams_group_heartbeat_response as resp;
 use protocol::messages::{StrBytes, StreamsGroupHeartbeatResponse};
+use protocol::streams_status::StreamsStatus;
 
 use super::Heartbeat;
 use super::epoch::AssignmentConfigsView;
 use super::member::same_member;
 use crate::error::ApiError;
+use crate::java::java_hash_map_order;
 use crate::streams::config::EffectiveConfig;
 use crate::streams::configure::ConfiguredTopology;
 use crate::streams::endpoints::build_endpoint_to_partitions;
 use crate::streams::group::{Persistent, Soft};
 use crate::streams::member::StreamsGroupMember;
-use crate::streams::tasks::java_hash_map_order;
 use crate::topics::TopicsImage;
 
-/// Status codes of StreamsGroupHeartbeatResponse.
-pub const STATUS_STALE_TOPOLOGY: i8 = 0;
-pub const STATUS_SHUTDOWN_APPLICATION: i8 = 4;
-pub const STATUS_ASSIGNMENT_DELAYED: i8 = 5;
-pub const STATUS_MISSING_CLIENT_TAGS: i8 = 6;
-
-pub(super) fn status(code: i8, detail: impl Into<String>) -> resp::Status {
+pub(super) fn status(code: StreamsStatus, detail: impl Into<String>) -> resp::Status {
     resp::Status::default()
-        .with_status_code(code)
+        .with_status_code(code.code())
         .with_status_detail(StrBytes::from_string(detail.into()))
 }
 
@@ -133,7 +128,7 @@ pub(super) fn build_response(
     }
     if let Some(requester) = &soft.shutdown_requester {
         statuses.push(status(
-            STATUS_SHUTDOWN_APPLICATION,
+            StreamsStatus::ShutdownApplication,
             format!("Streams group member {requester} encountered a fatal error and requested a shutdown for the entire application."),
         ));
     }
@@ -146,7 +141,7 @@ pub(super) fn build_response(
             .collect();
         if !missing.is_empty() {
             statuses.push(status(
-                STATUS_MISSING_CLIENT_TAGS,
+                StreamsStatus::MissingClientTags,
                 format!(
                     "Missing required client tags for rack-aware standby assignment: [{}]. Configure them via 'client.tag.<tagKey>' in your Streams config.",
                     missing.join(", ")

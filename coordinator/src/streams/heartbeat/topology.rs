@@ -11,7 +11,7 @@ use protocol::messages::StreamsGroupHeartbeatRequest;
 use protocol::messages::streams_group_heartbeat_request as req;
 
 use super::Heartbeat;
-use super::response::{STATUS_STALE_TOPOLOGY, status};
+use super::response::status;
 use crate::error::ApiError;
 use crate::records::Record;
 use crate::records::streams::StreamsGroupKey;
@@ -20,6 +20,7 @@ use crate::streams::group::{MemberTaskOffsets, Persistent, Soft};
 use crate::streams::hash::{TopicHashCache, group_hash_cached};
 use crate::streams::topology::{StreamsTopology, record_from_request};
 use crate::topics::TopicsImage;
+use protocol::streams_status::StreamsStatus;
 
 /// The topology the heartbeat works with: the group's, or for a new group the request's (whose
 /// record is written). A different topology at the same or a higher epoch is refused, since 4.4
@@ -66,7 +67,7 @@ pub(super) fn maybe_update_topology<'p>(
         && member_topology_epoch < current.epoch
     {
         hb.statuses.push(status(
-            STATUS_STALE_TOPOLOGY,
+            StreamsStatus::StaleTopology,
             format!(
                 "The member's topology epoch {member_topology_epoch} is behind the group's topology epoch {}.",
                 current.epoch

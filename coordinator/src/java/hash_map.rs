@@ -1,56 +1,8 @@
-//! The pieces of Java's standard library whose behaviour decides the sticky assignor's tie-breaks.
-//!
-//! Kafka's `StickyTaskAssignor` breaks ties between equally loaded processes and members by the order in
-//! which `java.util.HashMap` iterates its keys and by how `java.util.PriorityQueue` sifts equal elements.
-//! To produce Kafka's assignment for the same input, this module reproduces those orders exactly:
-//!
-//! * [`string_hash`] and [`compare_strings`]: `String.hashCode` and `String.compareTo`, both defined
-//!   over UTF-16 code units (which differs from Rust's UTF-8 byte order for characters above U+FFFF).
-//! * [`JavaHashMapOrder`]: where a `HashMap<String, _>` keeps each key (bucket index, position inside the
-//!   bucket, red-black tree bins included), for both ways Kafka inserts (`put` appends to a bucket,
-//!   `computeIfAbsent` prepends and resizes lazily), with the table growth of the JDK (load factor 0.75,
-//!   `tableSizeFor` for an initial capacity, early resize instead of treeifying a bucket in a table smaller
-//!   than 64). Only insertions are modelled: the assignor never removes keys.
-//! * [`JavaPriorityQueue`]: the binary heap of `PriorityQueue` with its exact `siftUp`/`siftDown` rules, so
-//!   equal elements come out in the same order as in the JVM.
-//!
-//! Nothing here is a general-purpose map: it records placement only; values live with the caller.
+//! Where a `java.util.HashMap` keeps its keys, and the iteration orders Kafka's answers come in.
 
 use std::cmp::Ordering;
 
-/// `String.hashCode()`: `s[0]*31^(n-1) + ... + s[n-1]` over UTF-16 code units, in wrapping 32-bit arithmetic.
-pub fn string_hash(s: &str) -> i32 {
-    if s.is_ascii() {
-        // ASCII characters are single UTF-16 units with the same value as the byte. Four at a time:
-        // h*31^4 + (b0*31^3 + b1*31^2 + b2*31 + b3) is the same sum, with a shorter dependency chain.
-        let bytes = s.as_bytes();
-        let mut chunks = bytes.chunks_exact(4);
-        let mut h = 0i32;
-        for c in &mut chunks {
-            let block = i32::from(c[0])
-                .wrapping_mul(29_791)
-                .wrapping_add(i32::from(c[1]).wrapping_mul(961))
-                .wrapping_add(i32::from(c[2]).wrapping_mul(31))
-                .wrapping_add(i32::from(c[3]));
-            h = h.wrapping_mul(923_521).wrapping_add(block);
-        }
-        return chunks
-            .remainder()
-            .iter()
-            .fold(h, |h, &b| h.wrapping_mul(31).wrapping_add(i32::from(b)));
-    }
-    s.encode_utf16().fold(0i32, |h, unit| {
-        h.wrapping_mul(31).wrapping_add(i32::from(unit))
-    })
-}
-
-/// `String.compareTo`: lexicographic over UTF-16 code units, a proper prefix sorting first.
-pub fn compare_strings(a: &str, b: &str) -> Ordering {
-    if a.is_ascii() && b.is_ascii() {
-        return a.as_bytes().cmp(b.as_bytes());
-    }
-    a.encode_utf16().cmp(b.encode_utf16())
-}
+use super::string::{compare_strings, string_hash};
 
 /// `HashMap.hash(key)`: the key's hash code with its high half folded into the low half.
 fn spread(h: i32) -> i32 {
@@ -675,136 +627,71 @@ impl Default for JavaHashMapOrder<'_> {
     }
 }
 
-/// `java.util.PriorityQueue` with a comparator: a binary min-heap whose sift rules decide which of several
-/// equal elements comes out first. Elements are small copyable handles; the comparator is passed to each
-/// operation so that it can read the caller's current state (Kafka mutates elements only while they are
-/// out of the queue, so the heap invariant always holds).
-#[derive(Debug, Clone, Default)]
-pub struct JavaPriorityQueue<T> {
-    heap: Vec<T>,
+/// The order in which a `java.util.HashMap<String, _>` created with the default capacity iterates
+/// `keys` when they were put in the given order (bucket order; insertion order within a bucket). A key
+/// put again keeps its first place.
+pub fn java_hash_map_order<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let keys = distinct(keys);
+    if keys.len() <= 1 {
+        return keys;
+    }
+    let mut map = JavaHashMapOrder::new();
+    for k in &keys {
+        map.put(k);
+    }
+    map.iteration_order()
+        .into_iter()
+        .map(|i| keys[i as usize])
+        .collect()
 }
 
-impl<T: Copy> JavaPriorityQueue<T> {
-    /// An empty queue with room for `capacity` elements.
-    pub fn with_capacity(capacity: usize) -> Self {
-        Self {
-            heap: Vec::with_capacity(capacity),
-        }
+/// Like [`java_hash_map_order`] for a `HashSet` built with `new HashSet<>(collection)`, whose table
+/// starts at `max(size / 0.75 + 1, 16)`.
+pub fn java_hash_set_copy_order<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let keys = distinct(keys);
+    if keys.len() <= 1 {
+        return keys;
     }
-
-    /// Number of queued elements.
-    pub fn len(&self) -> usize {
-        self.heap.len()
+    let capacity = ((keys.len() as f32 / 0.75) as i32 + 1).max(16);
+    let mut map = JavaHashMapOrder::with_capacity(capacity);
+    for k in &keys {
+        map.put(k);
     }
-
-    /// Whether the queue is empty.
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
-
-    /// `offer`/`add`: append and sift up; an element equal to its parent stays below it.
-    pub fn offer(&mut self, x: T, cmp: impl FnMut(&T, &T) -> Ordering) {
-        let len = self.heap.len();
-        self.heap.push(x);
-        heap_offer(&mut self.heap, len, x, cmp);
-    }
-
-    /// `poll`: remove the head, move the last element to the root and sift it down, preferring the left
-    /// child unless the right one is strictly smaller.
-    pub fn poll(&mut self, cmp: impl FnMut(&T, &T) -> Ordering) -> Option<T> {
-        let len = self.heap.len();
-        if len == 0 {
-            return None;
-        }
-        let result = heap_poll(&mut self.heap, len, cmp);
-        self.heap.pop();
-        Some(result)
-    }
+    map.iteration_order()
+        .into_iter()
+        .map(|i| keys[i as usize])
+        .collect()
 }
 
-/// `PriorityQueue.offer` on a heap kept in `heap[..len]`: places `x` at `len` and sifts it up (the slice
-/// must have room for it).
-pub fn heap_offer<T: Copy>(
-    heap: &mut [T],
-    len: usize,
-    x: T,
-    mut cmp: impl FnMut(&T, &T) -> Ordering,
-) {
-    let mut k = len;
-    while k > 0 {
-        let parent = (k - 1) >> 1;
-        let e = heap[parent];
-        if cmp(&x, &e) != Ordering::Less {
-            break;
-        }
-        heap[k] = e;
-        k = parent;
-    }
-    heap[k] = x;
+fn distinct<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut seen = std::collections::BTreeSet::new();
+    keys.into_iter().filter(|k| seen.insert(*k)).collect()
 }
 
-/// `PriorityQueue.poll` on a non-empty heap kept in `heap[..len]`: returns the head and leaves the other
-/// elements in `heap[..len - 1]`.
-pub fn heap_poll<T: Copy>(
-    heap: &mut [T],
-    len: usize,
-    mut cmp: impl FnMut(&T, &T) -> Ordering,
-) -> T {
-    let result = heap[0];
-    let n = len - 1;
-    let x = heap[n];
-    if n > 0 {
-        let half = n >> 1;
-        let mut k = 0;
-        while k < half {
-            let mut child = (k << 1) + 1;
-            let mut c = heap[child];
-            let right = child + 1;
-            if right < n && cmp(&c, &heap[right]) == Ordering::Greater {
-                child = right;
-                c = heap[child];
-            }
-            if cmp(&x, &c) != Ordering::Greater {
-                break;
-            }
-            heap[k] = c;
-            k = child;
-        }
-        heap[k] = x;
+/// The order a `java.util.HashMap` built by inserting `hashes` (in this order) iterates them:
+/// returns the insertion indexes in iteration order. Buckets are walked in index order and a
+/// bucket keeps insertion order; the table starts at 16 buckets and doubles whenever the size
+/// passes three quarters of it (tree bins, which keep that order here, are not modelled).
+pub fn hash_map_order_of_hashes(hashes: &[i32]) -> Vec<usize> {
+    let mut capacity: usize = 16;
+    while hashes.len() > capacity * 3 / 4 {
+        capacity *= 2;
     }
-    result
+    let mut order: Vec<(usize, usize)> = hashes
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let spread = (*h as u32) ^ ((*h as u32) >> 16);
+            ((spread as usize) & (capacity - 1), i)
+        })
+        .collect();
+    order.sort();
+    order.into_iter().map(|(_, i)| i).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn string_hash_matches_java_values() {
-        // Values of "".hashCode(), "a".hashCode(), "hello".hashCode(), "Aa"/"BB" (a known collision) and a
-        // string with a supplementary character, which Java hashes as its surrogate pair.
-        assert_eq!(string_hash(""), 0);
-        assert_eq!(string_hash("a"), 97);
-        assert_eq!(string_hash("hello"), 99_162_322);
-        assert_eq!(string_hash("Aa"), string_hash("BB"));
-        assert_eq!(string_hash("\u{1F600}"), 0xD83D * 31 + 0xDE00);
-        // The four-at-a-time ASCII path against the plain definition.
-        for s in ["abcdefg", "0123456789abcdef", "member-12345", "xyz"] {
-            let plain = s
-                .bytes()
-                .fold(0i32, |h, b| h.wrapping_mul(31).wrapping_add(i32::from(b)));
-            assert_eq!(string_hash(s), plain, "{s}");
-        }
-    }
-
-    #[test]
-    fn compare_strings_uses_utf16_units() {
-        // U+FF61 is one unit 0xFF61; U+10000 is the pair 0xD800 0xDC00, so Java sorts it first even though
-        // its code point is larger.
-        assert_eq!(compare_strings("\u{10000}", "\u{FF61}"), Ordering::Less);
-        assert_eq!(compare_strings("ab", "abc"), Ordering::Less);
-        assert_eq!(compare_strings("b", "abc"), Ordering::Greater);
-    }
 
     #[test]
     fn table_size_for_rounds_up_to_powers_of_two() {
@@ -817,14 +704,34 @@ mod tests {
     }
 
     #[test]
-    fn priority_queue_keeps_insertion_order_among_equal_roots() {
-        let mut q = JavaPriorityQueue::with_capacity(4);
-        for x in [(0, 'a'), (0, 'b'), (0, 'c'), (0, 'd')] {
-            q.offer(x, |a, b| a.0.cmp(&b.0));
-        }
-        // The last element replaces the root and, being equal, stays there: d comes out second.
-        let order: Vec<char> =
-            std::iter::from_fn(|| q.poll(|a, b| a.0.cmp(&b.0)).map(|x| x.1)).collect();
-        assert_eq!(order, vec!['a', 'd', 'c', 'b']);
+    fn hash_map_order_matches_java() {
+        // Printed by jshell with kafka-clients 4.4.0: the values (insertion indexes) of a
+        // HashMap<TopicPartition, Integer> filled in this order.
+        let order_of = |partitions: &[i32]| {
+            let hashes: Vec<i32> = partitions
+                .iter()
+                .map(|p| super::super::hash_code::topic_partition_hash("__consumer_offsets", *p))
+                .collect();
+            hash_map_order_of_hashes(&hashes)
+        };
+        assert_eq!(
+            order_of(&[12, 42, 5, 33, 0, 49, 17, 8, 21]),
+            vec![4, 0, 1, 7, 2, 8, 3, 5, 6]
+        );
+        let fifty: Vec<i32> = (0..50).map(|i| (i * 7) % 50).collect();
+        assert_eq!(
+            order_of(&fifty),
+            vec![
+                9, 28, 37, 6, 3, 31, 40, 18, 15, 34, 43, 12, 38, 35, 16, 13, 32, 10, 7, 0, 47, 25,
+                44, 41, 22, 19, 45, 14, 23, 42, 39, 17, 26, 4, 1, 20, 29, 48, 21, 2, 49, 30, 46,
+                24, 33, 11, 27, 8, 5, 36
+            ]
+        );
+    }
+
+    #[test]
+    fn java_order_of_small_keys_is_bucket_order() {
+        // "1".hashCode() = 49 -> bucket 1, "0" -> bucket 0 (48 & 15), "a" (97) -> bucket 1 after "1".
+        assert_eq!(java_hash_map_order(["a", "1", "0"]), vec!["0", "a", "1"]);
     }
 }
