@@ -9,12 +9,13 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use clap::Args;
+use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value, json};
 
 use crate::catalogue::{self, Scenario};
 use crate::run::{ScenarioRun, Verdict, replay_command, run_scenario, violations_json};
+use crate::shard::{MergeArgs, Shard, parse_shard};
 
 /// One finished run.
 #[derive(Debug, Clone)]
@@ -177,9 +178,9 @@ impl KnownDoc {
     }
 }
 
-/// A finished run as the reports see it. [`RunRecord::of`] makes one of a run;
-/// [`RunRecord::from_json`] reads one back from the run's `--json` object, so a report can be made
-/// again from a sweep's JSON alone.
+/// A finished run as the reports see it. `regroup sweep` makes one of each run; `regroup sweep merge`
+/// reads them back from the shards' `--json` objects. Both report through the same functions, so a
+/// merged report is the unsharded one.
 #[derive(Debug, Clone)]
 pub struct RunRecord {
     pub scenario: String,
@@ -377,8 +378,34 @@ pub fn report(results: &[RunRecord], strict: bool, docs: &[KnownDoc], files: &[P
     out
 }
 
+/// What a sweep covers, at the head of its JSON: the build, the scenarios and seeds (whose product,
+/// scenarios first, is the sweep's order of runs), and the shard this process ran (`None`: all).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SweepHeader {
+    pub build: String,
+    pub scenarios: Vec<String>,
+    pub seeds: Vec<u64>,
+    pub shard: Option<Shard>,
+}
+
+impl SweepHeader {
+    /// The seeds as `A..=B` (every seed list a sweep takes is a range).
+    pub fn seeds_text(&self) -> String {
+        match (self.seeds.first(), self.seeds.last()) {
+            (Some(a), Some(b)) => format!("{a}..={b}"),
+            _ => String::new(),
+        }
+    }
+
+    /// The number of (scenario, seed) pairs of the whole sweep.
+    pub fn pairs(&self) -> usize {
+        self.scenarios.len() * self.seeds.len()
+    }
+}
+
 /// A sweep's `--json` object.
 pub fn report_json(
+    header: &SweepHeader,
     results: &[RunRecord],
     strict: bool,
     docs: &[KnownDoc],
@@ -386,6 +413,11 @@ pub fn report_json(
 ) -> Value {
     let count = |t: Tally| results.iter().filter(|r| r.tally == t).count();
     json!({
+        "build": header.build,
+        "scenarios": header.scenarios,
+        "seeds": header.seeds_text(),
+        "pairs": header.pairs(),
+        "shard": header.shard.map(|s| json!({"index": s.index, "count": s.count})),
         "runs": results.iter().map(|r| r.json.clone()).collect::<Vec<_>>(),
         "passed": count(Tally::Passed),
         "known": count(Tally::Known),
@@ -500,7 +532,10 @@ fn default_threads() -> usize {
 }
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct SweepArgs {
+    #[command(subcommand)]
+    pub command: Option<SweepCommand>,
     /// The scenario to sweep (or --all).
     #[arg(required_unless_present = "all", conflicts_with = "all")]
     pub scenario: Option<String>,
@@ -508,12 +543,12 @@ pub struct SweepArgs {
     #[arg(long)]
     pub all: bool,
     /// Seeds: `A..B` (B excluded), `A..=B`, or one seed.
-    #[arg(long)]
-    pub seeds: String,
+    #[arg(long, required = true)]
+    pub seeds: Option<String>,
     /// Simulations at once (default: the machine's cores).
     #[arg(long)]
     pub jobs: Option<usize>,
-    /// Print one JSON object instead of the table.
+    /// Print one JSON object instead of the table (`regroup sweep merge` reads it).
     #[arg(long)]
     pub json: bool,
     /// Write a failure file per failed seed into DIR (`regroup replay FILE` re-runs it); runs that
@@ -524,10 +559,51 @@ pub struct SweepArgs {
     /// and do not fail the sweep.
     #[arg(long)]
     pub strict: bool,
+    /// Run only shard K of N (K from 0): the (scenario, seed) pairs whose position in the sweep's
+    /// order (scenarios, then seeds) is K modulo N. Wins over JOB_COMPLETION_INDEX.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+    /// Run one shard of N, its index K (from 0) taken from JOB_COMPLETION_INDEX (a Kubernetes
+    /// Indexed Job sets it).
+    #[arg(long, value_name = "N", conflicts_with = "shard", value_parser = clap::value_parser!(u64).range(1..))]
+    pub shards: Option<u64>,
 }
+
+#[derive(Debug, Subcommand)]
+pub enum SweepCommand {
+    /// Merge the `--json` results of a sharded sweep into the unsharded sweep's report and exit code
+    /// (see docs/distributed-sweeps.md).
+    Merge(MergeArgs),
+}
+
+/// The environment variable a Kubernetes Indexed Job sets to the pod's completion index.
+pub const JOB_COMPLETION_INDEX: &str = "JOB_COMPLETION_INDEX";
+
+/// The shard this sweep runs: `--shard K/N`, else `--shards N` with K from JOB_COMPLETION_INDEX.
+fn chosen_shard(args: &SweepArgs) -> Result<Option<Shard>, String> {
+    if let Some(shard) = args.shard {
+        return Ok(Some(shard));
+    }
+    let Some(count) = args.shards else {
+        return Ok(None);
+    };
+    match std::env::var(JOB_COMPLETION_INDEX) {
+        Ok(index) => parse_shard(&format!("{}/{count}", index.trim()))
+            .map(Some)
+            .map_err(|e| format!("--shards {count} with {JOB_COMPLETION_INDEX}={index:?}: {e}")),
+        Err(_) => Err(format!(
+            "--shards {count} takes the shard index from {JOB_COMPLETION_INDEX}, which is not set \
+             (or give --shard K/{count})"
+        )),
+    }
+}
+
 /// `regroup sweep`: exit 0 if every seed passed or hit only known Kafka behaviours (`--strict`: every
 /// seed passed), 1 otherwise, 2 on usage errors.
 pub fn sweep(args: &SweepArgs) -> i32 {
+    if let Some(SweepCommand::Merge(merge)) = &args.command {
+        return crate::shard::merge(merge);
+    }
     let scenarios: Vec<Scenario> = if args.all {
         catalogue::all()
     } else {
@@ -540,17 +616,32 @@ pub fn sweep(args: &SweepArgs) -> i32 {
             }
         }
     };
-    let Some(seeds) = parse_seeds(&args.seeds) else {
-        eprintln!(
-            "regroup sweep: --seeds {:?} is not A..B, A..=B or a seed",
-            args.seeds
-        );
+    let seeds_text = args.seeds.clone().unwrap_or_default();
+    let Some(seeds) = parse_seeds(&seeds_text) else {
+        eprintln!("regroup sweep: --seeds {seeds_text:?} is not A..B, A..=B or a seed");
         return 2;
     };
-    let jobs: Vec<(Scenario, u64)> = scenarios
+    let shard = match chosen_shard(args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("regroup sweep: {e}");
+            return 2;
+        }
+    };
+    let all: Vec<(Scenario, u64)> = scenarios
         .iter()
         .flat_map(|s| seeds.iter().map(move |seed| (*s, *seed)))
         .collect();
+    let jobs: Vec<(Scenario, u64)> = match shard {
+        Some(shard) => shard.select(&all),
+        None => all.clone(),
+    };
+    let header = SweepHeader {
+        build: sim::build_info::REVISION.to_string(),
+        scenarios: scenarios.iter().map(|s| s.name.to_string()).collect(),
+        seeds,
+        shard,
+    };
     let bar = progress_bar(jobs.len());
     let results = run_jobs(&jobs, args.jobs.unwrap_or_else(default_threads), Some(&bar));
     bar.finish_and_clear();
@@ -567,8 +658,18 @@ pub fn sweep(args: &SweepArgs) -> i32 {
     };
     let docs = KnownDoc::catalogue();
     if args.json {
-        println!("{}", report_json(&results, args.strict, &docs, &files));
+        println!(
+            "{}",
+            report_json(&header, &results, args.strict, &docs, &files)
+        );
     } else {
+        if let Some(shard) = shard {
+            println!(
+                "shard {shard}: {} of the sweep's {} runs",
+                results.len(),
+                all.len()
+            );
+        }
         print!("{}", report(&results, args.strict, &docs, &files));
     }
     exit_code(&results, args.strict)
