@@ -10,6 +10,7 @@ pub mod run_cli;
 pub mod script;
 pub mod script_cli;
 pub mod serve_cli;
+pub mod shard;
 pub mod summary;
 pub mod sweep;
 pub mod wire_cli;

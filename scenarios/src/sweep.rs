@@ -9,12 +9,13 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use clap::Args;
+use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value, json};
 
 use crate::catalogue::{self, Scenario};
 use crate::run::{ScenarioRun, Verdict, replay_command, run_scenario, violations_json};
+use crate::shard::{MergeArgs, Shard, parse_shard};
 
 /// One finished run.
 #[derive(Debug, Clone)]
@@ -117,14 +118,167 @@ pub fn progress_bar(len: usize) -> ProgressBar {
     bar
 }
 
+/// A run's verdict without its behaviours, as a sweep's JSON records it (`"verdict"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tally {
+    Passed,
+    Known,
+    Failed,
+}
+
+impl Tally {
+    pub fn of(verdict: &Verdict) -> Tally {
+        match verdict {
+            Verdict::Passed => Tally::Passed,
+            Verdict::Known(_) => Tally::Known,
+            Verdict::Failed => Tally::Failed,
+        }
+    }
+
+    /// Reads back [`Verdict::name`].
+    pub fn parse(name: &str) -> Option<Tally> {
+        match name {
+            "passed" => Some(Tally::Passed),
+            "known" => Some(Tally::Known),
+            "failed" => Some(Tally::Failed),
+            _ => None,
+        }
+    }
+
+    /// Whether a run with this verdict fails a sweep (`strict`: known behaviours too).
+    pub fn fails(self, strict: bool) -> bool {
+        match self {
+            Tally::Passed => false,
+            Tally::Known => strict,
+            Tally::Failed => true,
+        }
+    }
+}
+
+/// A documented Kafka behaviour as a sweep reports it (an entry of [`sim::known::KNOWN`], or one read
+/// back from a sweep's `knownBehaviours`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownDoc {
+    pub name: String,
+    pub doc: String,
+    pub proof: String,
+}
+
+impl KnownDoc {
+    /// This build's known behaviours.
+    pub fn catalogue() -> Vec<KnownDoc> {
+        sim::known::KNOWN
+            .iter()
+            .map(|k| KnownDoc {
+                name: k.name.to_string(),
+                doc: k.doc.to_string(),
+                proof: k.proof.to_string(),
+            })
+            .collect()
+    }
+}
+
+/// A finished run as the reports see it. `regroup sweep` makes one of each run; `regroup sweep merge`
+/// reads them back from the shards' `--json` objects. Both report through the same functions, so a
+/// merged report is the unsharded one.
+#[derive(Debug, Clone)]
+pub struct RunRecord {
+    pub scenario: String,
+    pub seed: u64,
+    pub tally: Tally,
+    /// The known behaviours that fired (a known run), by name.
+    pub known: Vec<String>,
+    /// What went wrong, on one line ([`JobResult::failure`]).
+    pub failure: Option<String>,
+    pub sim_ms: i64,
+    pub wall_ms: u64,
+    /// The run's object in `sweep --json` ([`run_json`]).
+    pub json: Value,
+}
+
+impl RunRecord {
+    pub fn of(result: &JobResult) -> RunRecord {
+        let verdict = result.verdict();
+        RunRecord {
+            scenario: result.scenario.to_string(),
+            seed: result.seed,
+            tally: Tally::of(&verdict),
+            known: known_names(&verdict),
+            failure: result.failure(),
+            sim_ms: result.sim_ms(),
+            wall_ms: result.wall_ms as u64,
+            json: run_json(result),
+        }
+    }
+
+    /// Reads a run's object of `sweep --json` back.
+    pub fn from_json(json: Value) -> Result<RunRecord, String> {
+        let field = |name: &str| {
+            json.get(name)
+                .ok_or_else(|| format!("a run without {name:?}"))
+        };
+        let scenario = field("scenario")?
+            .as_str()
+            .ok_or("a run whose \"scenario\" is not a string")?
+            .to_string();
+        let seed = field("seed")?
+            .as_u64()
+            .ok_or("a run whose \"seed\" is not a number")?;
+        let verdict = field("verdict")?.as_str().unwrap_or_default();
+        let tally = Tally::parse(verdict)
+            .ok_or_else(|| format!("{scenario} seed {seed}: verdict {verdict:?}"))?;
+        let known = field("known")?
+            .as_array()
+            .and_then(|k| k.iter().map(|n| n.as_str().map(str::to_string)).collect())
+            .ok_or_else(|| format!("{scenario} seed {seed}: \"known\" is not a list of names"))?;
+        let failure = match field("failure")? {
+            Value::Null => None,
+            Value::String(f) => Some(f.clone()),
+            _ => {
+                return Err(format!(
+                    "{scenario} seed {seed}: \"failure\" is not a string"
+                ));
+            }
+        };
+        let sim_ms = field("simMs")?
+            .as_i64()
+            .ok_or_else(|| format!("{scenario} seed {seed}: \"simMs\" is not a number"))?;
+        let wall_ms = field("wallMs")?
+            .as_u64()
+            .ok_or_else(|| format!("{scenario} seed {seed}: \"wallMs\" is not a number"))?;
+        Ok(RunRecord {
+            scenario,
+            seed,
+            tally,
+            known,
+            failure,
+            sim_ms,
+            wall_ms,
+            json,
+        })
+    }
+}
+
+fn known_names(verdict: &Verdict) -> Vec<String> {
+    match verdict {
+        Verdict::Known(k) => k.iter().map(|b| b.name.to_string()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The records of `results`, in their order.
+pub fn records(results: &[JobResult]) -> Vec<RunRecord> {
+    results.iter().map(RunRecord::of).collect()
+}
+
 /// Per scenario: seeds run, passed, known (only documented Kafka behaviours fired), failed,
 /// simulated and wall-clock seconds. `strict` marks a scenario with known runs as failed too.
-pub fn table(results: &[JobResult], strict: bool) -> String {
-    let mut rows: Vec<(&str, Vec<&JobResult>)> = Vec::new();
+pub fn table(results: &[RunRecord], strict: bool) -> String {
+    let mut rows: Vec<(&str, Vec<&RunRecord>)> = Vec::new();
     for r in results {
         match rows.iter_mut().find(|(n, _)| *n == r.scenario) {
             Some((_, v)) => v.push(r),
-            None => rows.push((r.scenario, vec![r])),
+            None => rows.push((&r.scenario, vec![r])),
         }
     }
     let width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(8).max(8);
@@ -132,13 +286,13 @@ pub fn table(results: &[JobResult], strict: bool) -> String {
         "{:<width$}  {:>5}  {:>6}  {:>5}  {:>6}  {:>10}  {:>9}\n",
         "scenario", "seeds", "passed", "known", "failed", "sim time", "wall time"
     );
-    let line = |name: &str, runs: &[&JobResult]| {
-        let count = |f: &dyn Fn(&Verdict) -> bool| runs.iter().filter(|r| f(&r.verdict())).count();
-        let passed = count(&|v| *v == Verdict::Passed);
-        let known = count(&|v| matches!(v, Verdict::Known(_)));
-        let failed = count(&|v| *v == Verdict::Failed);
-        let s: i64 = runs.iter().map(|r| r.sim_ms()).sum();
-        let w: u128 = runs.iter().map(|r| r.wall_ms).sum();
+    let line = |name: &str, runs: &[&RunRecord]| {
+        let count = |t: Tally| runs.iter().filter(|r| r.tally == t).count();
+        let passed = count(Tally::Passed);
+        let known = count(Tally::Known);
+        let failed = count(Tally::Failed);
+        let s: i64 = runs.iter().map(|r| r.sim_ms).sum();
+        let w: u64 = runs.iter().map(|r| r.wall_ms).sum();
         let red = failed > 0 || (strict && known > 0);
         format!(
             "{:<width$}  {:>5}  {:>6}  {:>5}  {:>6}  {:>9.1}s  {:>8.1}s{}\n",
@@ -155,39 +309,36 @@ pub fn table(results: &[JobResult], strict: bool) -> String {
     for (name, runs) in &rows {
         out.push_str(&line(name, runs));
     }
-    let all: Vec<&JobResult> = results.iter().collect();
+    let all: Vec<&RunRecord> = results.iter().collect();
     out.push_str(&line("total", &all).replace("  FAILED", ""));
     out
 }
 
-/// Per known behaviour that fired: its name, doc, and the (scenario, seed) runs it fired in.
-pub fn known_runs(
-    results: &[JobResult],
-) -> Vec<(&'static sim::known::KnownBehaviour, Vec<(&str, u64)>)> {
-    let mut out: Vec<(&'static sim::known::KnownBehaviour, Vec<(&str, u64)>)> = Vec::new();
+/// Per known behaviour that fired, in the order they first fired: its name and the (scenario, seed)
+/// runs it fired in.
+pub fn known_runs(results: &[RunRecord]) -> Vec<(&str, Vec<(&str, u64)>)> {
+    let mut out: Vec<(&str, Vec<(&str, u64)>)> = Vec::new();
     for r in results {
-        if let Verdict::Known(ks) = r.verdict() {
-            for k in ks {
-                match out.iter_mut().find(|(b, _)| b.name == k.name) {
-                    Some((_, runs)) => runs.push((r.scenario, r.seed)),
-                    None => out.push((k, vec![(r.scenario, r.seed)])),
-                }
+        for k in &r.known {
+            match out.iter_mut().find(|(name, _)| name == k) {
+                Some((_, runs)) => runs.push((&r.scenario, r.seed)),
+                None => out.push((k, vec![(&r.scenario, r.seed)])),
             }
         }
     }
     out
 }
 
-/// The lines naming each known behaviour with its runs (empty if none fired).
-pub fn known_report(results: &[JobResult]) -> String {
+/// The lines naming each known behaviour (its doc from `docs`) with its runs (empty if none fired).
+pub fn known_report(results: &[RunRecord], docs: &[KnownDoc]) -> String {
     let mut out = String::new();
-    for (k, runs) in known_runs(results) {
-        out.push_str(&format!(
-            "known: {} ({}): {} runs\n",
-            k.name,
-            k.doc,
-            runs.len()
-        ));
+    for (name, runs) in known_runs(results) {
+        let doc = docs
+            .iter()
+            .find(|d| d.name == name)
+            .map(|d| d.doc.as_str())
+            .unwrap_or("?");
+        out.push_str(&format!("known: {name} ({doc}): {} runs\n", runs.len()));
         let mut by_scenario: Vec<(&str, Vec<u64>)> = Vec::new();
         for (scenario, seed) in runs {
             match by_scenario.iter_mut().find(|(s, _)| *s == scenario) {
@@ -202,6 +353,105 @@ pub fn known_report(results: &[JobResult]) -> String {
     }
     out
 }
+
+/// A sweep's report: the table, the known behaviours, each failed run with its replay command, the
+/// failure files.
+pub fn report(results: &[RunRecord], strict: bool, docs: &[KnownDoc], files: &[PathBuf]) -> String {
+    let mut out = table(results, strict);
+    out.push_str(&known_report(results, docs));
+    for r in results.iter().filter(|r| r.tally == Tally::Failed) {
+        out.push_str(&format!(
+            "FAILED {} seed {}: {}\n  replay: {}\n",
+            r.scenario,
+            r.seed,
+            r.failure.as_deref().unwrap_or_default(),
+            replay_command(&r.scenario, r.seed)
+        ));
+    }
+    for f in files {
+        out.push_str(&format!(
+            "failure file: {} (regroup replay {})\n",
+            f.display(),
+            f.display()
+        ));
+    }
+    out
+}
+
+/// What a sweep covers, at the head of its JSON: the build, the scenarios and seeds (whose product,
+/// scenarios first, is the sweep's order of runs), and the shard this process ran (`None`: all).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SweepHeader {
+    pub build: String,
+    pub scenarios: Vec<String>,
+    pub seeds: Vec<u64>,
+    pub shard: Option<Shard>,
+}
+
+impl SweepHeader {
+    /// The seeds as `A..=B` (every seed list a sweep takes is a range).
+    pub fn seeds_text(&self) -> String {
+        match (self.seeds.first(), self.seeds.last()) {
+            (Some(a), Some(b)) => format!("{a}..={b}"),
+            _ => String::new(),
+        }
+    }
+
+    /// The number of (scenario, seed) pairs of the whole sweep.
+    pub fn pairs(&self) -> usize {
+        self.scenarios.len() * self.seeds.len()
+    }
+}
+
+/// A sweep's `--json` object.
+pub fn report_json(
+    header: &SweepHeader,
+    results: &[RunRecord],
+    strict: bool,
+    docs: &[KnownDoc],
+    files: &[PathBuf],
+) -> Value {
+    let count = |t: Tally| results.iter().filter(|r| r.tally == t).count();
+    json!({
+        "build": header.build,
+        "scenarios": header.scenarios,
+        "seeds": header.seeds_text(),
+        "pairs": header.pairs(),
+        "shard": header.shard.map(|s| json!({"index": s.index, "count": s.count})),
+        "runs": results.iter().map(|r| r.json.clone()).collect::<Vec<_>>(),
+        "passed": count(Tally::Passed),
+        "known": count(Tally::Known),
+        "failed": count(Tally::Failed),
+        "strict": strict,
+        "knownBehaviours": known_runs(results).iter().map(|(name, runs)| {
+            let doc = docs.iter().find(|d| d.name == *name);
+            json!({
+                "name": name,
+                "doc": doc.map(|d| d.doc.as_str()),
+                "proof": doc.map(|d| d.proof.as_str()),
+                "runs": runs.iter().map(|(s, seed)| json!({"scenario": s, "seed": seed})).collect::<Vec<_>>(),
+            })
+        }).collect::<Vec<_>>(),
+        "failureFiles": files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+    })
+}
+
+/// A sweep's exit code: 1 if a run failed (`strict`: or was known), else 0.
+pub fn exit_code(results: &[RunRecord], strict: bool) -> i32 {
+    i32::from(results.iter().any(|r| r.tally.fails(strict)))
+}
+
+/// The keys of a failure file, in order ([`failure_file`]; a test checks they agree).
+const FAILURE_FILE_KEYS: &[&str] = &[
+    "scenario",
+    "seed",
+    "build",
+    "traceHash",
+    "verdict",
+    "violations",
+    "swarm",
+    "replay",
+];
 
 /// The failure file of a failed run: everything `regroup replay` needs, and what to compare.
 pub fn failure_file(result: &JobResult) -> Value {
@@ -232,13 +482,30 @@ pub fn failure_file(result: &JobResult) -> Value {
     })
 }
 
-/// Writes the failure files of failed runs into `dir`; returns their paths.
-pub fn write_failures(dir: &Path, results: &[JobResult]) -> std::io::Result<Vec<PathBuf>> {
+/// A run's object in `sweep --json`: its failure file, then `passed`, `known` (names), `failure` (on
+/// one line, or null), `simMs`, `wallMs`.
+pub fn run_json(result: &JobResult) -> Value {
+    let mut v = failure_file(result);
+    v["passed"] = json!(result.passed());
+    v["known"] = json!(known_names(&result.verdict()));
+    v["failure"] = json!(result.failure());
+    v["simMs"] = json!(result.sim_ms());
+    v["wallMs"] = json!(result.wall_ms as u64);
+    v
+}
+
+/// Writes the failure file of each run that did not pass into `dir` (the failure file's part of the
+/// run's `--json` object); returns their paths.
+pub fn write_failures(dir: &Path, results: &[RunRecord]) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let mut paths = Vec::new();
-    for r in results.iter().filter(|r| r.verdict() != Verdict::Passed) {
+    for r in results.iter().filter(|r| r.tally != Tally::Passed) {
         let path = dir.join(format!("{}-seed-{}.json", r.scenario, r.seed));
-        std::fs::write(&path, format!("{:#}\n", failure_file(r)))?;
+        let file: serde_json::Map<String, Value> = FAILURE_FILE_KEYS
+            .iter()
+            .filter_map(|k| Some((k.to_string(), r.json.get(*k)?.clone())))
+            .collect();
+        std::fs::write(&path, format!("{:#}\n", Value::Object(file)))?;
         paths.push(path);
     }
     Ok(paths)
@@ -265,7 +532,10 @@ fn default_threads() -> usize {
 }
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct SweepArgs {
+    #[command(subcommand)]
+    pub command: Option<SweepCommand>,
     /// The scenario to sweep (or --all).
     #[arg(required_unless_present = "all", conflicts_with = "all")]
     pub scenario: Option<String>,
@@ -273,12 +543,12 @@ pub struct SweepArgs {
     #[arg(long)]
     pub all: bool,
     /// Seeds: `A..B` (B excluded), `A..=B`, or one seed.
-    #[arg(long)]
-    pub seeds: String,
+    #[arg(long, required = true)]
+    pub seeds: Option<String>,
     /// Simulations at once (default: the machine's cores).
     #[arg(long)]
     pub jobs: Option<usize>,
-    /// Print one JSON object instead of the table.
+    /// Print one JSON object instead of the table (`regroup sweep merge` reads it).
     #[arg(long)]
     pub json: bool,
     /// Write a failure file per failed seed into DIR (`regroup replay FILE` re-runs it); runs that
@@ -289,11 +559,51 @@ pub struct SweepArgs {
     /// and do not fail the sweep.
     #[arg(long)]
     pub strict: bool,
+    /// Run only shard K of N (K from 0): the (scenario, seed) pairs whose position in the sweep's
+    /// order (scenarios, then seeds) is K modulo N. Wins over JOB_COMPLETION_INDEX.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+    /// Run one shard of N, its index K (from 0) taken from JOB_COMPLETION_INDEX (a Kubernetes
+    /// Indexed Job sets it).
+    #[arg(long, value_name = "N", conflicts_with = "shard", value_parser = clap::value_parser!(u64).range(1..))]
+    pub shards: Option<u64>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SweepCommand {
+    /// Merge the `--json` results of a sharded sweep into the unsharded sweep's report and exit code
+    /// (see docs/distributed-sweeps.md).
+    Merge(MergeArgs),
+}
+
+/// The environment variable a Kubernetes Indexed Job sets to the pod's completion index.
+pub const JOB_COMPLETION_INDEX: &str = "JOB_COMPLETION_INDEX";
+
+/// The shard this sweep runs: `--shard K/N`, else `--shards N` with K from JOB_COMPLETION_INDEX.
+fn chosen_shard(args: &SweepArgs) -> Result<Option<Shard>, String> {
+    if let Some(shard) = args.shard {
+        return Ok(Some(shard));
+    }
+    let Some(count) = args.shards else {
+        return Ok(None);
+    };
+    match std::env::var(JOB_COMPLETION_INDEX) {
+        Ok(index) => parse_shard(&format!("{}/{count}", index.trim()))
+            .map(Some)
+            .map_err(|e| format!("--shards {count} with {JOB_COMPLETION_INDEX}={index:?}: {e}")),
+        Err(_) => Err(format!(
+            "--shards {count} takes the shard index from {JOB_COMPLETION_INDEX}, which is not set \
+             (or give --shard K/{count})"
+        )),
+    }
 }
 
 /// `regroup sweep`: exit 0 if every seed passed or hit only known Kafka behaviours (`--strict`: every
 /// seed passed), 1 otherwise, 2 on usage errors.
 pub fn sweep(args: &SweepArgs) -> i32 {
+    if let Some(SweepCommand::Merge(merge)) = &args.command {
+        return crate::shard::merge(merge);
+    }
     let scenarios: Vec<Scenario> = if args.all {
         catalogue::all()
     } else {
@@ -306,29 +616,36 @@ pub fn sweep(args: &SweepArgs) -> i32 {
             }
         }
     };
-    let Some(seeds) = parse_seeds(&args.seeds) else {
-        eprintln!(
-            "regroup sweep: --seeds {:?} is not A..B, A..=B or a seed",
-            args.seeds
-        );
+    let seeds_text = args.seeds.clone().unwrap_or_default();
+    let Some(seeds) = parse_seeds(&seeds_text) else {
+        eprintln!("regroup sweep: --seeds {seeds_text:?} is not A..B, A..=B or a seed");
         return 2;
     };
-    let jobs: Vec<(Scenario, u64)> = scenarios
+    let shard = match chosen_shard(args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("regroup sweep: {e}");
+            return 2;
+        }
+    };
+    let all: Vec<(Scenario, u64)> = scenarios
         .iter()
         .flat_map(|s| seeds.iter().map(move |seed| (*s, *seed)))
         .collect();
+    let jobs: Vec<(Scenario, u64)> = match shard {
+        Some(shard) => shard.select(&all),
+        None => all.clone(),
+    };
+    let header = SweepHeader {
+        build: sim::build_info::REVISION.to_string(),
+        scenarios: scenarios.iter().map(|s| s.name.to_string()).collect(),
+        seeds,
+        shard,
+    };
     let bar = progress_bar(jobs.len());
     let results = run_jobs(&jobs, args.jobs.unwrap_or_else(default_threads), Some(&bar));
     bar.finish_and_clear();
-    let failed: Vec<&JobResult> = results
-        .iter()
-        .filter(|r| r.verdict() == Verdict::Failed)
-        .collect();
-    let known = known_runs(&results);
-    let known_count: usize = results
-        .iter()
-        .filter(|r| matches!(r.verdict(), Verdict::Known(_)))
-        .count();
+    let results = records(&results);
     let files = match &args.out {
         Some(dir) => match write_failures(dir, &results) {
             Ok(f) => f,
@@ -339,63 +656,23 @@ pub fn sweep(args: &SweepArgs) -> i32 {
         },
         None => Vec::new(),
     };
+    let docs = KnownDoc::catalogue();
     if args.json {
-        let runs: Vec<Value> = results
-            .iter()
-            .map(|r| {
-                let mut v = failure_file(r);
-                v["passed"] = json!(r.passed());
-                v["known"] = json!(match r.verdict() {
-                    Verdict::Known(k) => k.iter().map(|b| b.name).collect::<Vec<_>>(),
-                    _ => Vec::new(),
-                });
-                v["simMs"] = json!(r.sim_ms());
-                v["wallMs"] = json!(r.wall_ms as u64);
-                v
-            })
-            .collect();
         println!(
             "{}",
-            json!({
-                "runs": runs,
-                "passed": results.iter().filter(|r| r.verdict() == Verdict::Passed).count(),
-                "known": known_count,
-                "failed": failed.len(),
-                "strict": args.strict,
-                "knownBehaviours": known.iter().map(|(k, runs)| json!({
-                    "name": k.name,
-                    "doc": k.doc,
-                    "proof": k.proof,
-                    "runs": runs.iter().map(|(s, seed)| json!({"scenario": s, "seed": seed})).collect::<Vec<_>>(),
-                })).collect::<Vec<_>>(),
-                "failureFiles": files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-            })
+            report_json(&header, &results, args.strict, &docs, &files)
         );
     } else {
-        print!("{}", table(&results, args.strict));
-        print!("{}", known_report(&results));
-        for r in &failed {
+        if let Some(shard) = shard {
             println!(
-                "FAILED {} seed {}: {}\n  replay: {}",
-                r.scenario,
-                r.seed,
-                r.failure().unwrap_or_default(),
-                replay_command(r.scenario, r.seed)
+                "shard {shard}: {} of the sweep's {} runs",
+                results.len(),
+                all.len()
             );
         }
-        for f in &files {
-            println!(
-                "failure file: {} (regroup replay {})",
-                f.display(),
-                f.display()
-            );
-        }
+        print!("{}", report(&results, args.strict, &docs, &files));
     }
-    if !failed.is_empty() || (args.strict && known_count > 0) {
-        1
-    } else {
-        0
-    }
+    exit_code(&results, args.strict)
 }
 
 #[derive(Debug, Args)]
@@ -481,28 +758,12 @@ pub fn main_job() -> i32 {
         default_threads()
     );
     let bar = progress_bar(jobs.len());
-    let results = run_jobs(&jobs, default_threads(), Some(&bar));
+    let results = records(&run_jobs(&jobs, default_threads(), Some(&bar)));
     bar.finish_and_clear();
-    print!("{}", table(&results, false));
-    print!("{}", known_report(&results));
-    let failed: Vec<&JobResult> = results
-        .iter()
-        .filter(|r| r.verdict() == Verdict::Failed)
-        .collect();
-    for r in &failed {
-        println!(
-            "FAILED {} seed {}: {}\n  replay: {}",
-            r.scenario,
-            r.seed,
-            r.failure().unwrap_or_default(),
-            replay_command(r.scenario, r.seed)
-        );
-    }
-    if failed.is_empty() {
-        let known = results
-            .iter()
-            .filter(|r| matches!(r.verdict(), Verdict::Known(_)))
-            .count();
+    print!("{}", report(&results, false, &KnownDoc::catalogue(), &[]));
+    let failed = results.iter().filter(|r| r.tally == Tally::Failed).count();
+    if failed == 0 {
+        let known = results.iter().filter(|r| r.tally == Tally::Known).count();
         if known == 0 {
             println!("all {} runs passed", results.len());
         } else {
@@ -514,7 +775,7 @@ pub fn main_job() -> i32 {
         }
         0
     } else {
-        println!("{} of {} runs failed", failed.len(), results.len());
+        println!("{failed} of {} runs failed", results.len());
         1
     }
 }
@@ -542,5 +803,44 @@ mod tests {
         assert_eq!(parse_seeds("0x10..0x12"), Some(vec![16, 17]));
         assert_eq!(parse_seeds("4..4"), None);
         assert_eq!(parse_seeds("a..b"), None);
+    }
+
+    #[test]
+    fn a_run_reads_back_from_its_json_and_keeps_its_failure_file() {
+        let result = JobResult {
+            scenario: "cold-start-streams",
+            seed: 7,
+            wall_ms: 12,
+            run: Err("no such topic".into()),
+        };
+        let file = failure_file(&result);
+        let keys: Vec<&str> = file
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, FAILURE_FILE_KEYS);
+        let record = RunRecord::from_json(run_json(&result)).unwrap();
+        let of = RunRecord::of(&result);
+        assert_eq!(
+            (&record.scenario, record.seed, record.tally, &record.known),
+            (&of.scenario, of.seed, of.tally, &of.known)
+        );
+        assert_eq!((record.sim_ms, record.wall_ms), (of.sim_ms, 12));
+        assert_eq!(
+            record.failure.as_deref(),
+            Some("setup error: no such topic")
+        );
+        assert_eq!(record.json, of.json);
+        let dir = std::env::temp_dir().join(format!("regroup-failure-file-{}", std::process::id()));
+        let paths = write_failures(&dir, &[record]).unwrap();
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(&paths[0]).unwrap()).unwrap();
+        assert_eq!(written, file);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let mut bad = run_json(&result);
+        bad["verdict"] = json!("maybe");
+        assert!(RunRecord::from_json(bad).is_err());
     }
 }
