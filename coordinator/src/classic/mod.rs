@@ -25,10 +25,10 @@ pub(crate) mod describe;
 mod heartbeat;
 mod join;
 mod leave;
+mod offset_admission;
 mod rebalance;
 mod responses;
 mod sync;
-mod validation;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 

@@ -18,13 +18,14 @@ pub mod group;
 pub mod hash;
 pub mod heartbeat;
 pub mod member;
+pub mod offset_admission;
 pub mod reconcile;
+pub mod request_checks;
 pub mod target;
 pub mod tasks;
 pub mod timeline_map;
 pub mod timers;
 pub mod topology;
-pub mod validation;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -34,7 +35,6 @@ use protocol::messages::{
     StreamsGroupTopologyDescriptionUpdateResponse,
 };
 use protocol::{ErrorCode, Request, Response};
-use uuid::Uuid;
 
 pub use config::StreamsConfig;
 
@@ -42,13 +42,13 @@ use crate::classic::ClassicGroups;
 use crate::config::ShardConfig;
 use crate::context::RequestContext;
 use crate::error::ApiError;
-use crate::group::{CommitPartitionValidator, GroupListing, GroupType, GroupValidation};
+use crate::group::{GroupListing, GroupType, GroupValidation};
 use crate::records::Record;
 use crate::records::streams::StreamsGroupKey;
 use crate::shard::TimerTask;
 use crate::streams::assignor::{StickyTaskAssignor, TaskAssignor};
 use crate::streams::configure::CreatableTopic;
-use crate::streams::group::{Persistent, StreamsGroup, StreamsGroupState};
+use crate::streams::group::{Persistent, StreamsGroup};
 use crate::streams::member::{MemberState, StreamsGroupMember};
 use crate::streams::tasks::TasksTuple;
 use crate::streams::timers::StreamsTimer;
@@ -278,7 +278,7 @@ impl StreamsGroups {
         r: &StreamsGroupHeartbeatRequest,
         now_ms: i64,
     ) -> (StreamsGroupHeartbeatResponse, Vec<Record>) {
-        let result = validation::validate_heartbeat(r).and_then(|()| {
+        let result = request_checks::validate_heartbeat(r).and_then(|()| {
             self.heartbeat_inner(
                 env,
                 &ctx.client_id,
@@ -303,7 +303,7 @@ impl StreamsGroups {
         r: &StreamsGroupHeartbeatRequest,
         now_ms: i64,
     ) -> Result<(StreamsGroupHeartbeatResponse, Vec<Record>), ApiError> {
-        validation::validate_heartbeat(r)?;
+        request_checks::validate_heartbeat(r)?;
         let out = self.heartbeat_inner(
             env,
             &ctx.client_id,
@@ -597,158 +597,8 @@ impl StreamsGroups {
 
 /// The response Kafka's service builds for a failed heartbeat.
 pub(crate) fn error_response(e: &ApiError) -> StreamsGroupHeartbeatResponse {
-    let (code, message) = validation::wire_error(e);
+    let (code, message) = request_checks::wire_error(e);
     StreamsGroupHeartbeatResponse::default()
         .with_error_code(code.code())
         .with_error_message(message.map(StrBytes::from_string))
-}
-
-impl GroupValidation for StreamsGroup {
-    fn group_type(&self) -> GroupType {
-        GroupType::Streams
-    }
-
-    fn validate_offset_commit(
-        &self,
-        member_id: &str,
-        group_instance_id: Option<&str>,
-        member_epoch: i32,
-        is_transactional: bool,
-        api_version: i16,
-    ) -> Result<CommitPartitionValidator<'_>, ApiError> {
-        let p = &self.persistent;
-        if member_epoch < 0 && p.members.is_empty() {
-            return Ok(CommitPartitionValidator::NoOp);
-        }
-        if is_transactional
-            && member_epoch == -1
-            && member_id.is_empty()
-            && group_instance_id.is_none()
-        {
-            return Ok(CommitPartitionValidator::NoOp);
-        }
-        let member = p.members.get(member_id).ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::UnknownMemberId,
-                format!(
-                    "Member {member_id} is not a member of group {}.",
-                    self.group_id
-                ),
-            )
-        })?;
-        if !is_transactional && api_version < 9 {
-            return Err(ApiError::new(
-                ErrorCode::UnsupportedVersion,
-                "OffsetCommit version 9 or above must be used by members using the streams group protocol",
-            ));
-        }
-        if member_epoch == member.member_epoch {
-            return Ok(CommitPartitionValidator::NoOp);
-        }
-        if member_epoch > member.member_epoch {
-            return Err(ApiError::new(
-                ErrorCode::StaleMemberEpoch,
-                format!(
-                    "Received member epoch {member_epoch} is newer than current member epoch {}.",
-                    member.member_epoch
-                ),
-            ));
-        }
-        let topology = p.topology.as_ref().ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::StaleMemberEpoch,
-                "Topology is not available for offset commit validation.",
-            )
-        })?;
-        Ok(CommitPartitionValidator::Check(Box::new(
-            move |topic: &str, _id: Uuid, partition: i32| {
-                let sub = topology.source_topic_map.get(topic).ok_or_else(|| {
-                    ApiError::new(
-                        ErrorCode::StaleMemberEpoch,
-                        format!("Topic {topic} is not in the topology."),
-                    )
-                })?;
-                let epoch = member
-                    .assigned
-                    .active
-                    .get(sub)
-                    .and_then(|m| m.get(&partition))
-                    .or_else(|| {
-                        member
-                            .pending_revocation
-                            .active
-                            .get(sub)
-                            .and_then(|m| m.get(&partition))
-                    })
-                    .ok_or_else(|| {
-                        ApiError::new(
-                            ErrorCode::StaleMemberEpoch,
-                            format!("Task {sub}-{partition} is not assigned or pending revocation for member."),
-                        )
-                    })?;
-                if member_epoch < *epoch {
-                    return Err(ApiError::new(
-                        ErrorCode::StaleMemberEpoch,
-                        format!(
-                            "Received member epoch {member_epoch} is older than assignment epoch {epoch} for task {sub}-{partition}."
-                        ),
-                    ));
-                }
-                Ok(())
-            },
-        )))
-    }
-
-    fn validate_offset_fetch(
-        &self,
-        member_id: Option<&str>,
-        member_epoch: i32,
-    ) -> Result<(), ApiError> {
-        if member_id.is_none() && member_epoch < 0 {
-            return Ok(());
-        }
-        let id = member_id.unwrap_or("null");
-        let member = member_id
-            .and_then(|m| self.persistent.members.get(m))
-            .ok_or_else(|| {
-                ApiError::new(
-                    ErrorCode::UnknownMemberId,
-                    format!("Member {id} is not a member of group {}.", self.group_id),
-                )
-            })?;
-        if member_epoch != member.member_epoch {
-            return Err(ApiError::new(
-                ErrorCode::StaleMemberEpoch,
-                format!(
-                    "The received member epoch {member_epoch} does not match the expected member epoch {}.",
-                    member.member_epoch
-                ),
-            ));
-        }
-        Ok(())
-    }
-
-    fn validate_offset_delete(&self) -> Result<(), ApiError> {
-        Ok(())
-    }
-
-    fn validate_delete_group(&self) -> Result<(), ApiError> {
-        if self.state() != StreamsGroupState::Empty {
-            return Err(ApiError::with_default_message(ErrorCode::NonEmptyGroup));
-        }
-        Ok(())
-    }
-
-    fn is_subscribed_to_topic(&self, topic: &str) -> bool {
-        if matches!(
-            self.state(),
-            StreamsGroupState::Empty | StreamsGroupState::Dead
-        ) {
-            return false;
-        }
-        self.persistent
-            .topology
-            .as_ref()
-            .is_some_and(|t| t.source_topic_map.contains_key(topic))
-    }
 }

@@ -1,5 +1,5 @@
-//! A classic group's answers to offset and deletion validation (Kafka's `ClassicGroup` implementation of
-//! the `Group` interface).
+//! What a classic group admits of offset commits, fetches, deletes and its own deletion (Kafka's
+//! `ClassicGroup` implementation of the `Group` interface).
 
 use protocol::ErrorCode;
 
