@@ -701,13 +701,13 @@ impl<N: Net> Member<N> {
             let mut rng = self.rng.borrow_mut();
             self.join_retry.on_failed_attempt(now, &mut *rng);
         }
-        let exception = match failure {
-            RequestFailure::TimedOut => "TimeoutException",
-            RequestFailure::Disconnected(_) => "DisconnectException",
-            _ => "KafkaException",
+        let exception = if is_disconnect(&failure) {
+            "DisconnectException"
+        } else {
+            "KafkaException"
         };
         self.rebalance_failed(exception);
-        if matches!(failure, RequestFailure::Disconnected(_)) {
+        if is_disconnect(&failure) {
             self.mark_coordinator_unknown(&failure.to_string());
         }
     }
@@ -896,7 +896,7 @@ impl<N: Net> Member<N> {
             }
             Ok(_) => ErrorCode::UnknownServerError,
             Err(failure) => {
-                if matches!(failure, RequestFailure::Disconnected(_)) {
+                if is_disconnect(&failure) {
                     self.mark_coordinator_unknown(&failure.to_string());
                 }
                 self.fail_heartbeat(now);
@@ -1166,7 +1166,7 @@ impl<N: Net> Member<N> {
             },
             Ok(_) => Some(Err(ErrorCode::UnknownServerError)),
             Err(failure) => {
-                if matches!(failure, RequestFailure::Disconnected(_)) {
+                if is_disconnect(&failure) {
                     rediscover = Some(ErrorCode::NetworkException);
                 }
                 (!retriable).then_some(Err(ErrorCode::RequestTimedOut))
@@ -1303,7 +1303,19 @@ impl<N: Net> Member<N> {
     fn on_fetch_response(&mut self, result: Result<Response, RequestFailure>, now: i64) {
         self.fetch_in_flight = false;
         let fetched = match result {
-            Ok(Response::OffsetFetch(r)) => fetch_result(&r, &BTreeMap::new()).ok(),
+            Ok(Response::OffsetFetch(r)) => match fetch_result(&r, &BTreeMap::new()) {
+                Ok(offsets) => Some(offsets),
+                Err(ErrorCode::NotCoordinator) => {
+                    // `OffsetFetchResponseHandler`: rediscover, then retry.
+                    self.mark_coordinator_unknown("error response NOT_COORDINATOR");
+                    None
+                }
+                Err(_) => None,
+            },
+            Err(failure) if is_disconnect(&failure) => {
+                self.mark_coordinator_unknown(&failure.to_string());
+                None
+            }
             _ => None,
         };
         let mut rng = self.rng.borrow_mut();
@@ -1590,6 +1602,18 @@ impl<N: Net> Drop for Member<N> {
             h.abort();
         }
     }
+}
+
+/// Whether a coordinator request's failure is Kafka's `DisconnectException`, which makes
+/// `CoordinatorResponseHandler.onFailure` mark the coordinator unknown. A request that timed out
+/// is one: `NetworkClient` closes the connection and answers it as disconnected
+/// (`InFlightRequest.timedOut` builds a response with `disconnected = true`), and
+/// `ConsumerNetworkClient`'s completion handler raises `DisconnectException` for it.
+fn is_disconnect(failure: &RequestFailure) -> bool {
+    matches!(
+        failure,
+        RequestFailure::TimedOut | RequestFailure::Disconnected(_)
+    )
 }
 
 /// `JoinGroupRequest.maybeTruncateReason`: at most 255 characters.
