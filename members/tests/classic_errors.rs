@@ -502,3 +502,70 @@ async fn a_coordinator_request_that_times_out_marks_the_coordinator_unknown() {
     })
     .await;
 }
+
+/// `AbstractCoordinator.markCoordinatorUnknown` after an error response also disconnects from the
+/// old coordinator (`client.disconnectAsync`): every request queued for or in flight to it fails
+/// at once with a `DisconnectException`, and an answer it still sends is never seen. Here an
+/// auto-commit the coordinator never answers fails when a heartbeat gets NOT_COORDINATOR, instead
+/// of waiting out its request timeout (or, had the old coordinator answered late, being taken as
+/// accepted). Seen in swarm-classic-static seed 2033: a NOT_COORDINATOR from a coordinator the
+/// member had already left made it drop the new one, and a JoinGroup answer from a coordinator it
+/// had dropped was taken.
+#[tokio::test(start_paused = true)]
+async fn dropping_the_coordinator_fails_the_requests_in_flight_to_it() {
+    run(async {
+        let fabric = Fabric::new(T0);
+        let broker = silent_coordinator(
+            &fabric,
+            plans(&[(
+                Api::Heartbeat,
+                &[ErrorCode::None, ErrorCode::NotCoordinator],
+            )]),
+            &[(Api::OffsetCommit, 1)],
+        )
+        .await;
+        let log = EventLog::new();
+        let c = start(
+            &fabric,
+            ConsumerConfig::new(GROUP, "client-c", &["t"]).with_instance_id("i-1"),
+            &log,
+        );
+        tokio::time::sleep(Duration::from_millis(6_500)).await;
+        let failed: Vec<(i64, String)> = log
+            .events()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::RequestFailed {
+                    api: Api::OffsetCommit,
+                    failure,
+                    ..
+                } => Some((e.at_ms - T0, failure.to_string())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            failed,
+            vec![(
+                6_000,
+                "disconnected: coordinator marked unknown".to_string()
+            )]
+        );
+        assert_eq!(
+            sequence_with_lookups(&broker),
+            vec![
+                (0, Api::FindCoordinator),
+                (0, Api::JoinGroup),
+                (0, Api::SyncGroup),
+                (0, Api::OffsetFetch),
+                (3_000, Api::Heartbeat),
+                (5_000, Api::OffsetCommit),
+                (6_000, Api::Heartbeat),
+                (6_000, Api::FindCoordinator),
+                // The failed heartbeat's backoff (`retry.backoff.ms` with jitter).
+                (6_086, Api::Heartbeat),
+            ]
+        );
+        c.close().await;
+    })
+    .await;
+}

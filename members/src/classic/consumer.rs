@@ -22,7 +22,7 @@ use protocol::net::Net;
 use protocol::{Api, ErrorCode, Request, Response};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use super::assignor::{Assignor, MemberSubscription};
@@ -175,6 +175,9 @@ struct Member<N: Net> {
     tx: mpsc::UnboundedSender<Msg>,
     children: Vec<JoinHandle<()>>,
     coordinator: CoordinatorTracker,
+    /// Bumped when the coordinator is dropped other than by a disconnect: every coordinator
+    /// request queued or in flight then fails as disconnected (`disconnectAsync`).
+    coordinator_link: watch::Sender<u64>,
     state: ConsumerState,
     member_id: String,
     generation: i32,
@@ -342,6 +345,7 @@ impl<N: Net> Member<N> {
                 config.retry_backoff_ms,
                 config.retry_backoff_max_ms,
             ),
+            coordinator_link: watch::channel(0).0,
             state: ConsumerState::Unjoined,
             member_id: String::new(),
             generation: NO_GENERATION,
@@ -458,9 +462,7 @@ impl<N: Net> Member<N> {
         if now >= self.session_deadline_ms {
             // No successful heartbeat for a session timeout: the coordinator may be gone.
             self.session_deadline_ms = now + i64::from(self.config.session_timeout_ms);
-            self.mark_coordinator_unknown(
-                "session timed out without receiving a heartbeat response",
-            );
+            self.drop_coordinator("session timed out without receiving a heartbeat response");
             return;
         }
         if now < self.heartbeat_due_ms {
@@ -483,8 +485,21 @@ impl<N: Net> Member<N> {
         let generation = self.generation;
         let member_id = self.member_id.clone();
         let client = self.client.clone();
+        let dropped = self.coordinator_dropped();
         self.spawn(
-            async move { client.send(&node.broker, Request::Heartbeat(request)).await },
+            async move {
+                let timeout = client.config().request_timeout_ms;
+                client
+                    .send_built_capped_until(
+                        &node.broker,
+                        Api::Heartbeat,
+                        None,
+                        timeout,
+                        |_| Request::Heartbeat(request),
+                        dropped,
+                    )
+                    .await
+            },
             move |result| Msg::Heartbeat {
                 generation,
                 member_id,
@@ -579,18 +594,26 @@ impl<N: Net> Member<N> {
             .request_timeout_ms
             .max(self.config.max_poll_interval_ms.max(0) as u64 + JOIN_GROUP_TIMEOUT_LAPSE_MS);
         let client = self.client.clone();
+        let dropped = self.coordinator_dropped();
         self.spawn(
             async move {
                 client
-                    .send_built(&node.broker, Api::JoinGroup, timeout, |version| {
-                        // The reason field exists from v8.
-                        let r = if version >= 8 {
-                            request.with_reason(Some(s(truncate_reason(&reason))))
-                        } else {
-                            request
-                        };
-                        Request::JoinGroup(r)
-                    })
+                    .send_built_capped_until(
+                        &node.broker,
+                        Api::JoinGroup,
+                        None,
+                        timeout,
+                        |version| {
+                            // The reason field exists from v8.
+                            let r = if version >= 8 {
+                                request.with_reason(Some(s(truncate_reason(&reason))))
+                            } else {
+                                request
+                            };
+                            Request::JoinGroup(r)
+                        },
+                        dropped,
+                    )
                     .await
             },
             |result| Msg::Join { result },
@@ -685,7 +708,7 @@ impl<N: Net> Member<N> {
             self.join_retry.on_failed_attempt(now, &mut *rng);
         }
         if let Some(error) = rediscover {
-            self.mark_coordinator_unknown(&format!("error response {}", error.name()));
+            self.drop_coordinator(&format!("error response {}", error.name()));
         }
     }
 
@@ -778,12 +801,14 @@ impl<N: Net> Member<N> {
             .with_assignments(assignments);
         let protocol_name = self.protocol_name.clone();
         let client = self.client.clone();
+        let dropped = self.coordinator_dropped();
         self.spawn(
             async move {
                 client
-                    .send_built(
+                    .send_built_capped_until(
                         &node.broker,
                         Api::SyncGroup,
+                        None,
                         client.config().request_timeout_ms,
                         |version| {
                             // Protocol type and name exist from v5.
@@ -796,6 +821,7 @@ impl<N: Net> Member<N> {
                             };
                             Request::SyncGroup(r)
                         },
+                        dropped,
                     )
                     .await
             },
@@ -906,7 +932,7 @@ impl<N: Net> Member<N> {
         match error {
             ErrorCode::None => self.receive_heartbeat(now),
             ErrorCode::CoordinatorNotAvailable | ErrorCode::NotCoordinator => {
-                self.mark_coordinator_unknown(&format!("error response {}", error.name()));
+                self.drop_coordinator(&format!("error response {}", error.name()));
                 self.fail_heartbeat(now);
             }
             ErrorCode::RebalanceInProgress => {
@@ -1119,16 +1145,18 @@ impl<N: Net> Member<N> {
                 let id = op.id;
                 let client = self.client.clone();
                 let timeout = self.config.request_timeout_ms;
+                let dropped = self.coordinator_dropped();
                 // The classic consumer names topics (`forTopicNames`): OffsetCommit v9 at most.
                 self.spawn(
                     async move {
                         client
-                            .send_built_capped(
+                            .send_built_capped_until(
                                 &node.broker,
                                 Api::OffsetCommit,
                                 Some(9),
                                 timeout,
                                 |_| Request::OffsetCommit(request),
+                                dropped,
                             )
                             .await
                     },
@@ -1148,6 +1176,7 @@ impl<N: Net> Member<N> {
         }
         let retriable = op.purpose != CommitPurpose::Auto;
         let mut rediscover = None;
+        let mut disconnected = false;
         let outcome = match result {
             Ok(Response::OffsetCommit(r)) => match commit_result(&r, &BTreeMap::new()) {
                 Ok(()) => Some(Ok(())),
@@ -1168,6 +1197,7 @@ impl<N: Net> Member<N> {
             Err(failure) => {
                 if is_disconnect(&failure) {
                     rediscover = Some(ErrorCode::NetworkException);
+                    disconnected = true;
                 }
                 (!retriable).then_some(Err(ErrorCode::RequestTimedOut))
             }
@@ -1183,7 +1213,12 @@ impl<N: Net> Member<N> {
             }
         }
         if let Some(code) = rediscover {
-            self.mark_coordinator_unknown(&format!("OffsetCommit failed with {}", code.name()));
+            let reason = format!("OffsetCommit failed with {}", code.name());
+            if disconnected {
+                self.mark_coordinator_unknown(&reason);
+            } else {
+                self.drop_coordinator(&reason);
+            }
         }
         self.poll_job(now);
     }
@@ -1288,12 +1323,18 @@ impl<N: Net> Member<N> {
         let ids = self.topic_ids.clone();
         let client = self.client.clone();
         let timeout = self.config.request_timeout_ms;
+        let dropped = self.coordinator_dropped();
         self.spawn(
             async move {
                 client
-                    .send_built_capped(&node.broker, Api::OffsetFetch, Some(9), timeout, |v| {
-                        Request::OffsetFetch(build_fetch(v, &group, None, &partitions, &ids))
-                    })
+                    .send_built_capped_until(
+                        &node.broker,
+                        Api::OffsetFetch,
+                        Some(9),
+                        timeout,
+                        |v| Request::OffsetFetch(build_fetch(v, &group, None, &partitions, &ids)),
+                        dropped,
+                    )
                     .await
             },
             |result| Msg::Fetch { result },
@@ -1307,7 +1348,7 @@ impl<N: Net> Member<N> {
                 Ok(offsets) => Some(offsets),
                 Err(ErrorCode::NotCoordinator) => {
                     // `OffsetFetchResponseHandler`: rediscover, then retry.
-                    self.mark_coordinator_unknown("error response NOT_COORDINATOR");
+                    self.drop_coordinator("error response NOT_COORDINATOR");
                     None
                 }
                 Err(_) => None,
@@ -1394,12 +1435,14 @@ impl<N: Net> Member<N> {
                 LeaveGroupRequest::default().with_group_id(s(&self.config.group_id).into());
             let member_id = self.member_id.clone();
             let client = self.client.clone();
+            let dropped = self.coordinator_dropped();
             self.spawn(
                 async move {
                     let _ = client
-                        .send_built(
+                        .send_built_capped_until(
                             &node.broker,
                             Api::LeaveGroup,
+                            None,
                             client.config().request_timeout_ms,
                             |version| {
                                 Request::LeaveGroup(if version >= 3 {
@@ -1416,6 +1459,7 @@ impl<N: Net> Member<N> {
                                     request.with_member_id(s(&member_id))
                                 })
                             },
+                            dropped,
                         )
                         .await;
                 },
@@ -1463,11 +1507,39 @@ impl<N: Net> Member<N> {
         }
     }
 
-    fn mark_coordinator_unknown(&mut self, reason: &str) {
-        if self.coordinator.mark_unknown() {
+    /// `markCoordinatorUnknown(isDisconnected = true, ...)`: the coordinator's connection broke,
+    /// which failed the requests on it already.
+    fn mark_coordinator_unknown(&mut self, reason: &str) -> bool {
+        let known = self.coordinator.mark_unknown();
+        if known {
             self.emitter.emit(EventKind::CoordinatorUnknown {
                 reason: reason.to_string(),
             });
+        }
+        known
+    }
+
+    /// `markCoordinatorUnknown(isDisconnected = false, ...)` (an error response, a session
+    /// without heartbeat answers): Kafka also disconnects from the old coordinator
+    /// (`client.disconnectAsync`), so every request queued for or in flight to it fails with a
+    /// `DisconnectException` and its answer, if one still comes, is never seen.
+    fn drop_coordinator(&mut self, reason: &str) {
+        if self.mark_coordinator_unknown(reason) {
+            self.coordinator_link
+                .send_modify(|n| *n = n.wrapping_add(1));
+        }
+    }
+
+    /// Resolves, with the failure's reason, when the coordinator a request is sent to now is
+    /// dropped ([`Self::drop_coordinator`]).
+    fn coordinator_dropped(&self) -> impl Future<Output = String> + 'static {
+        let mut link = self.coordinator_link.subscribe();
+        async move {
+            if link.changed().await.is_err() {
+                // The member is gone; its tasks are aborted with it.
+                std::future::pending::<()>().await;
+            }
+            "coordinator marked unknown".to_string()
         }
     }
 
