@@ -22,7 +22,7 @@ use protocol::net::Net;
 use protocol::{Api, ErrorCode, Request, Response};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::assignor::{Assignor, MemberSubscription};
@@ -175,9 +175,10 @@ struct Member<N: Net> {
     tx: mpsc::UnboundedSender<Msg>,
     children: Vec<JoinHandle<()>>,
     coordinator: CoordinatorTracker,
-    /// Bumped when the coordinator is dropped other than by a disconnect: every coordinator
-    /// request queued or in flight then fails as disconnected (`disconnectAsync`).
-    coordinator_link: watch::Sender<u64>,
+    /// One signal per coordinator request queued or in flight, fired in order when the coordinator
+    /// is dropped other than by a disconnect: the request then fails as disconnected
+    /// (`disconnectAsync`). Not a `watch` channel: tokio wakes its waiters in a random order.
+    coordinator_requests: Vec<oneshot::Sender<()>>,
     state: ConsumerState,
     member_id: String,
     generation: i32,
@@ -345,7 +346,7 @@ impl<N: Net> Member<N> {
                 config.retry_backoff_ms,
                 config.retry_backoff_max_ms,
             ),
-            coordinator_link: watch::channel(0).0,
+            coordinator_requests: Vec::new(),
             state: ConsumerState::Unjoined,
             member_id: String::new(),
             generation: NO_GENERATION,
@@ -1525,17 +1526,20 @@ impl<N: Net> Member<N> {
     /// `DisconnectException` and its answer, if one still comes, is never seen.
     fn drop_coordinator(&mut self, reason: &str) {
         if self.mark_coordinator_unknown(reason) {
-            self.coordinator_link
-                .send_modify(|n| *n = n.wrapping_add(1));
+            for request in self.coordinator_requests.drain(..) {
+                let _ = request.send(());
+            }
         }
     }
 
     /// Resolves, with the failure's reason, when the coordinator a request is sent to now is
     /// dropped ([`Self::drop_coordinator`]).
-    fn coordinator_dropped(&self) -> impl Future<Output = String> + 'static {
-        let mut link = self.coordinator_link.subscribe();
+    fn coordinator_dropped(&mut self) -> impl Future<Output = String> + 'static {
+        self.coordinator_requests.retain(|r| !r.is_closed());
+        let (tx, rx) = oneshot::channel();
+        self.coordinator_requests.push(tx);
         async move {
-            if link.changed().await.is_err() {
+            if rx.await.is_err() {
                 // The member is gone; its tasks are aborted with it.
                 std::future::pending::<()>().await;
             }
