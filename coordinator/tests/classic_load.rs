@@ -335,3 +335,106 @@ fn static_replacement_survives_coordinator_failover() {
         Some(now + 5000)
     );
 }
+
+fn join_on(shard: &mut Shard, request: protocol::messages::JoinGroupRequest, now: i64) -> i16 {
+    let outcome = shard
+        .handle(
+            RequestToken(1_000_001),
+            &RequestContext::new(CLIENT_ID, CLIENT_HOST, 9),
+            &request.into(),
+            now,
+        )
+        .unwrap();
+    match &outcome.replies[0].response {
+        Response::JoinGroup(r) => r.error_code,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Kafka 4.4.0 behaviour regroup keeps (seen in swarm-classic-static seeds 1012, 1031, 1074, 1201,
+/// 1310, 1350, 2033, 2038 and swarm-mixed 2035): a static member's new member id, handed out by a
+/// JoinGroup that replaces it (or adds it) while the group rebalances, is written only with the
+/// generation's GroupMetadata, at the leader's SyncGroup. A coordinator that loads the partition
+/// before that record is committed maps the instance to the old id, so the member's next JoinGroup,
+/// Heartbeat or SyncGroup gets FENCED_INSTANCE_ID, which the Java consumer treats as fatal; only after
+/// the old id's session timeout (armed at load) is the instance unknown (UNKNOWN_MEMBER_ID).
+/// Kafka's coordinator answers the same: conformance/oracle's StaticMemberFailoverTest runs this
+/// sequence through Kafka 4.4.0's GroupCoordinatorService.
+#[test]
+fn a_static_member_id_not_yet_written_is_fenced_by_the_next_coordinator() {
+    let mut ctx = TestContext::new();
+    let first = ctx.static_members_join_and_rebalance(
+        "leader-instance-id",
+        "follower-instance-id",
+        10000,
+        5000,
+    );
+    let persisted = ctx.log.len();
+    // The leader rejoins (a rebalance starts), then the follower's process restarts and joins with
+    // no member id: it replaces the old member, the join phase completes, nothing is written.
+    let leader_join = ctx.join(
+        join_request()
+            .member(&first.leader_id)
+            .instance("leader-instance-id")
+            .protocol_superset()
+            .rebalance(10000)
+            .session(5000)
+            .build(),
+    );
+    let restarted = ctx.join(
+        join_request()
+            .instance("follower-instance-id")
+            .protocol_superset()
+            .rebalance(10000)
+            .session(5000)
+            .build(),
+    );
+    let restarted = ctx.joined(&restarted);
+    assert_eq!(restarted.error_code, 0);
+    assert_eq!(restarted.generation_id, 2);
+    assert_eq!(ctx.joined(&leader_join).generation_id, 2);
+    let new_id = restarted.member_id.to_string();
+    assert_ne!(new_id, first.follower_id);
+    assert_eq!(ctx.log.len(), persisted, "nothing written before the sync");
+
+    // The coordinator moves before the leader's SyncGroup is committed.
+    let mut taken_over = Shard::new(ctx.shard.config.clone());
+    taken_over.replay_all(&ctx.log);
+    let loaded = ctx.now;
+    taken_over.on_loaded(loaded);
+    assert_eq!(
+        taken_over
+            .classic
+            .get(GROUP)
+            .unwrap()
+            .static_member_id("follower-instance-id"),
+        Some(first.follower_id.as_str())
+    );
+    let rejoin = join_request()
+        .member(&new_id)
+        .instance("follower-instance-id")
+        .protocol_superset()
+        .rebalance(10000)
+        .session(5000)
+        .build();
+    assert_eq!(
+        join_on(&mut taken_over, rejoin.clone(), loaded),
+        code(ErrorCode::FencedInstanceId)
+    );
+    assert_eq!(
+        heartbeat_on(
+            &mut taken_over,
+            &new_id,
+            Some("follower-instance-id"),
+            loaded
+        ),
+        code(ErrorCode::FencedInstanceId)
+    );
+    // After the old id's session (armed at load) the instance is unknown.
+    let expired = loaded + 5000;
+    let _ = taken_over.expire(expired);
+    assert_eq!(
+        join_on(&mut taken_over, rejoin, expired),
+        code(ErrorCode::UnknownMemberId)
+    );
+}

@@ -38,12 +38,28 @@ fn s(t: &str) -> StrBytes {
 /// SyncGroup returns the leader's assignment for it. Errors can be queued per api; MEMBER_ID_REQUIRED
 /// hands out "member-1".
 async fn coordinator(fabric: &Fabric, plans: Plans) -> ScriptedBroker {
+    silent_coordinator(fabric, plans, &[]).await
+}
+
+/// [`coordinator`], which never answers the `n`-th request (from 1) of each listed `(api, n)`.
+async fn silent_coordinator(
+    fabric: &Fabric,
+    plans: Plans,
+    silent: &[(Api, usize)],
+) -> ScriptedBroker {
     let generation = Rc::new(RefCell::new(0));
+    let silent: Vec<(Api, usize)> = silent.to_vec();
+    let mut seen: BTreeMap<Api, usize> = BTreeMap::new();
     ScriptedBroker::start(
         fabric.host("broker-0"),
         BROKER,
         &[("t", 4)],
         move |_, r, _| {
+            let n = seen.entry(r.api()).or_insert(0);
+            *n += 1;
+            if silent.contains(&(r.api(), *n)) {
+                return None;
+            }
             let error = plans
                 .borrow_mut()
                 .get_mut(&r.api())
@@ -431,6 +447,125 @@ async fn fenced_instance_id_from_a_commit_is_fatal() {
             sequence(&broker).last().copied(),
             Some((5_000, Api::OffsetCommit))
         );
+    })
+    .await;
+}
+
+/// (ms since start, api) of every request but ApiVersions, FindCoordinator included.
+fn sequence_with_lookups(broker: &ScriptedBroker) -> Vec<(i64, Api)> {
+    broker
+        .received()
+        .iter()
+        .filter(|r| !matches!(r.request.api(), Api::ApiVersions | Api::Metadata))
+        .map(|r| (r.at_ms - T0, r.request.api()))
+        .collect()
+}
+
+/// Kafka's `NetworkClient` answers a request that timed out as disconnected, so the consumer's
+/// `CoordinatorResponseHandler.onFailure` gets a `DisconnectException` and marks the coordinator
+/// unknown: the rejoin after a SyncGroup with no answer starts with a FindCoordinator (and names
+/// the exception in its reason). Seen in swarm-classic-static seed 2033: a static member whose
+/// SyncGroup to a fenced coordinator timed out rejoined that same broker instead of looking for
+/// the new one.
+#[tokio::test(start_paused = true)]
+async fn a_coordinator_request_that_times_out_marks_the_coordinator_unknown() {
+    run(async {
+        let fabric = Fabric::new(T0);
+        let broker = silent_coordinator(&fabric, plans(&[]), &[(Api::SyncGroup, 1)]).await;
+        let log = EventLog::new();
+        let mut config = ConsumerConfig::new(GROUP, "client-c", &["t"]).with_instance_id("i-1");
+        config.request_timeout_ms = 1_000;
+        let c = start(&fabric, config, &log);
+        tokio::time::sleep(Duration::from_millis(1_500)).await;
+        assert_eq!(
+            sequence_with_lookups(&broker),
+            vec![
+                (0, Api::FindCoordinator),
+                (0, Api::JoinGroup),
+                (0, Api::SyncGroup),
+                // No answer within the request timeout: the coordinator is looked up again (on a
+                // new connection, after the reconnect backoff), then the member rejoins after
+                // `retry.backoff.ms`.
+                (1_048, Api::FindCoordinator),
+                (1_100, Api::JoinGroup),
+                (1_100, Api::SyncGroup),
+                (1_100, Api::OffsetFetch),
+            ]
+        );
+        assert_eq!(
+            reasons(&broker),
+            vec!["", "rebalance failed due to DisconnectException"]
+        );
+        assert!(log.events().iter().any(|e| e.at_ms == T0 + 1_000
+            && matches!(&e.kind, EventKind::CoordinatorUnknown { reason } if reason == "request timed out")));
+        c.close().await;
+    })
+    .await;
+}
+
+/// `AbstractCoordinator.markCoordinatorUnknown` after an error response also disconnects from the
+/// old coordinator (`client.disconnectAsync`): every request queued for or in flight to it fails
+/// at once with a `DisconnectException`, and an answer it still sends is never seen. Here an
+/// auto-commit the coordinator never answers fails when a heartbeat gets NOT_COORDINATOR, instead
+/// of waiting out its request timeout (or, had the old coordinator answered late, being taken as
+/// accepted). Seen in swarm-classic-static seed 2033: a NOT_COORDINATOR from a coordinator the
+/// member had already left made it drop the new one, and a JoinGroup answer from a coordinator it
+/// had dropped was taken.
+#[tokio::test(start_paused = true)]
+async fn dropping_the_coordinator_fails_the_requests_in_flight_to_it() {
+    run(async {
+        let fabric = Fabric::new(T0);
+        let broker = silent_coordinator(
+            &fabric,
+            plans(&[(
+                Api::Heartbeat,
+                &[ErrorCode::None, ErrorCode::NotCoordinator],
+            )]),
+            &[(Api::OffsetCommit, 1)],
+        )
+        .await;
+        let log = EventLog::new();
+        let c = start(
+            &fabric,
+            ConsumerConfig::new(GROUP, "client-c", &["t"]).with_instance_id("i-1"),
+            &log,
+        );
+        tokio::time::sleep(Duration::from_millis(6_500)).await;
+        let failed: Vec<(i64, String)> = log
+            .events()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::RequestFailed {
+                    api: Api::OffsetCommit,
+                    failure,
+                    ..
+                } => Some((e.at_ms - T0, failure.to_string())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            failed,
+            vec![(
+                6_000,
+                "disconnected: coordinator marked unknown".to_string()
+            )]
+        );
+        assert_eq!(
+            sequence_with_lookups(&broker),
+            vec![
+                (0, Api::FindCoordinator),
+                (0, Api::JoinGroup),
+                (0, Api::SyncGroup),
+                (0, Api::OffsetFetch),
+                (3_000, Api::Heartbeat),
+                (5_000, Api::OffsetCommit),
+                (6_000, Api::Heartbeat),
+                (6_000, Api::FindCoordinator),
+                // The failed heartbeat's backoff (`retry.backoff.ms` with jitter).
+                (6_086, Api::Heartbeat),
+            ]
+        );
+        c.close().await;
     })
     .await;
 }

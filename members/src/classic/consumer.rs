@@ -22,7 +22,7 @@ use protocol::net::Net;
 use protocol::{Api, ErrorCode, Request, Response};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::assignor::{Assignor, MemberSubscription};
@@ -175,6 +175,10 @@ struct Member<N: Net> {
     tx: mpsc::UnboundedSender<Msg>,
     children: Vec<JoinHandle<()>>,
     coordinator: CoordinatorTracker,
+    /// One signal per coordinator request queued or in flight, fired in order when the coordinator
+    /// is dropped other than by a disconnect: the request then fails as disconnected
+    /// (`disconnectAsync`). Not a `watch` channel: tokio wakes its waiters in a random order.
+    coordinator_requests: Vec<oneshot::Sender<()>>,
     state: ConsumerState,
     member_id: String,
     generation: i32,
@@ -342,6 +346,7 @@ impl<N: Net> Member<N> {
                 config.retry_backoff_ms,
                 config.retry_backoff_max_ms,
             ),
+            coordinator_requests: Vec::new(),
             state: ConsumerState::Unjoined,
             member_id: String::new(),
             generation: NO_GENERATION,
@@ -458,9 +463,7 @@ impl<N: Net> Member<N> {
         if now >= self.session_deadline_ms {
             // No successful heartbeat for a session timeout: the coordinator may be gone.
             self.session_deadline_ms = now + i64::from(self.config.session_timeout_ms);
-            self.mark_coordinator_unknown(
-                "session timed out without receiving a heartbeat response",
-            );
+            self.drop_coordinator("session timed out without receiving a heartbeat response");
             return;
         }
         if now < self.heartbeat_due_ms {
@@ -483,8 +486,21 @@ impl<N: Net> Member<N> {
         let generation = self.generation;
         let member_id = self.member_id.clone();
         let client = self.client.clone();
+        let dropped = self.coordinator_dropped();
         self.spawn(
-            async move { client.send(&node.broker, Request::Heartbeat(request)).await },
+            async move {
+                let timeout = client.config().request_timeout_ms;
+                client
+                    .send_built_capped_until(
+                        &node.broker,
+                        Api::Heartbeat,
+                        None,
+                        timeout,
+                        |_| Request::Heartbeat(request),
+                        dropped,
+                    )
+                    .await
+            },
             move |result| Msg::Heartbeat {
                 generation,
                 member_id,
@@ -579,18 +595,26 @@ impl<N: Net> Member<N> {
             .request_timeout_ms
             .max(self.config.max_poll_interval_ms.max(0) as u64 + JOIN_GROUP_TIMEOUT_LAPSE_MS);
         let client = self.client.clone();
+        let dropped = self.coordinator_dropped();
         self.spawn(
             async move {
                 client
-                    .send_built(&node.broker, Api::JoinGroup, timeout, |version| {
-                        // The reason field exists from v8.
-                        let r = if version >= 8 {
-                            request.with_reason(Some(s(truncate_reason(&reason))))
-                        } else {
-                            request
-                        };
-                        Request::JoinGroup(r)
-                    })
+                    .send_built_capped_until(
+                        &node.broker,
+                        Api::JoinGroup,
+                        None,
+                        timeout,
+                        |version| {
+                            // The reason field exists from v8.
+                            let r = if version >= 8 {
+                                request.with_reason(Some(s(truncate_reason(&reason))))
+                            } else {
+                                request
+                            };
+                            Request::JoinGroup(r)
+                        },
+                        dropped,
+                    )
                     .await
             },
             |result| Msg::Join { result },
@@ -685,7 +709,7 @@ impl<N: Net> Member<N> {
             self.join_retry.on_failed_attempt(now, &mut *rng);
         }
         if let Some(error) = rediscover {
-            self.mark_coordinator_unknown(&format!("error response {}", error.name()));
+            self.drop_coordinator(&format!("error response {}", error.name()));
         }
     }
 
@@ -701,13 +725,13 @@ impl<N: Net> Member<N> {
             let mut rng = self.rng.borrow_mut();
             self.join_retry.on_failed_attempt(now, &mut *rng);
         }
-        let exception = match failure {
-            RequestFailure::TimedOut => "TimeoutException",
-            RequestFailure::Disconnected(_) => "DisconnectException",
-            _ => "KafkaException",
+        let exception = if is_disconnect(&failure) {
+            "DisconnectException"
+        } else {
+            "KafkaException"
         };
         self.rebalance_failed(exception);
-        if matches!(failure, RequestFailure::Disconnected(_)) {
+        if is_disconnect(&failure) {
             self.mark_coordinator_unknown(&failure.to_string());
         }
     }
@@ -778,12 +802,14 @@ impl<N: Net> Member<N> {
             .with_assignments(assignments);
         let protocol_name = self.protocol_name.clone();
         let client = self.client.clone();
+        let dropped = self.coordinator_dropped();
         self.spawn(
             async move {
                 client
-                    .send_built(
+                    .send_built_capped_until(
                         &node.broker,
                         Api::SyncGroup,
+                        None,
                         client.config().request_timeout_ms,
                         |version| {
                             // Protocol type and name exist from v5.
@@ -796,6 +822,7 @@ impl<N: Net> Member<N> {
                             };
                             Request::SyncGroup(r)
                         },
+                        dropped,
                     )
                     .await
             },
@@ -896,7 +923,7 @@ impl<N: Net> Member<N> {
             }
             Ok(_) => ErrorCode::UnknownServerError,
             Err(failure) => {
-                if matches!(failure, RequestFailure::Disconnected(_)) {
+                if is_disconnect(&failure) {
                     self.mark_coordinator_unknown(&failure.to_string());
                 }
                 self.fail_heartbeat(now);
@@ -906,7 +933,7 @@ impl<N: Net> Member<N> {
         match error {
             ErrorCode::None => self.receive_heartbeat(now),
             ErrorCode::CoordinatorNotAvailable | ErrorCode::NotCoordinator => {
-                self.mark_coordinator_unknown(&format!("error response {}", error.name()));
+                self.drop_coordinator(&format!("error response {}", error.name()));
                 self.fail_heartbeat(now);
             }
             ErrorCode::RebalanceInProgress => {
@@ -1119,16 +1146,18 @@ impl<N: Net> Member<N> {
                 let id = op.id;
                 let client = self.client.clone();
                 let timeout = self.config.request_timeout_ms;
+                let dropped = self.coordinator_dropped();
                 // The classic consumer names topics (`forTopicNames`): OffsetCommit v9 at most.
                 self.spawn(
                     async move {
                         client
-                            .send_built_capped(
+                            .send_built_capped_until(
                                 &node.broker,
                                 Api::OffsetCommit,
                                 Some(9),
                                 timeout,
                                 |_| Request::OffsetCommit(request),
+                                dropped,
                             )
                             .await
                     },
@@ -1148,6 +1177,7 @@ impl<N: Net> Member<N> {
         }
         let retriable = op.purpose != CommitPurpose::Auto;
         let mut rediscover = None;
+        let mut disconnected = false;
         let outcome = match result {
             Ok(Response::OffsetCommit(r)) => match commit_result(&r, &BTreeMap::new()) {
                 Ok(()) => Some(Ok(())),
@@ -1166,8 +1196,9 @@ impl<N: Net> Member<N> {
             },
             Ok(_) => Some(Err(ErrorCode::UnknownServerError)),
             Err(failure) => {
-                if matches!(failure, RequestFailure::Disconnected(_)) {
+                if is_disconnect(&failure) {
                     rediscover = Some(ErrorCode::NetworkException);
+                    disconnected = true;
                 }
                 (!retriable).then_some(Err(ErrorCode::RequestTimedOut))
             }
@@ -1183,7 +1214,12 @@ impl<N: Net> Member<N> {
             }
         }
         if let Some(code) = rediscover {
-            self.mark_coordinator_unknown(&format!("OffsetCommit failed with {}", code.name()));
+            let reason = format!("OffsetCommit failed with {}", code.name());
+            if disconnected {
+                self.mark_coordinator_unknown(&reason);
+            } else {
+                self.drop_coordinator(&reason);
+            }
         }
         self.poll_job(now);
     }
@@ -1288,12 +1324,18 @@ impl<N: Net> Member<N> {
         let ids = self.topic_ids.clone();
         let client = self.client.clone();
         let timeout = self.config.request_timeout_ms;
+        let dropped = self.coordinator_dropped();
         self.spawn(
             async move {
                 client
-                    .send_built_capped(&node.broker, Api::OffsetFetch, Some(9), timeout, |v| {
-                        Request::OffsetFetch(build_fetch(v, &group, None, &partitions, &ids))
-                    })
+                    .send_built_capped_until(
+                        &node.broker,
+                        Api::OffsetFetch,
+                        Some(9),
+                        timeout,
+                        |v| Request::OffsetFetch(build_fetch(v, &group, None, &partitions, &ids)),
+                        dropped,
+                    )
                     .await
             },
             |result| Msg::Fetch { result },
@@ -1303,7 +1345,19 @@ impl<N: Net> Member<N> {
     fn on_fetch_response(&mut self, result: Result<Response, RequestFailure>, now: i64) {
         self.fetch_in_flight = false;
         let fetched = match result {
-            Ok(Response::OffsetFetch(r)) => fetch_result(&r, &BTreeMap::new()).ok(),
+            Ok(Response::OffsetFetch(r)) => match fetch_result(&r, &BTreeMap::new()) {
+                Ok(offsets) => Some(offsets),
+                Err(ErrorCode::NotCoordinator) => {
+                    // `OffsetFetchResponseHandler`: rediscover, then retry.
+                    self.drop_coordinator("error response NOT_COORDINATOR");
+                    None
+                }
+                Err(_) => None,
+            },
+            Err(failure) if is_disconnect(&failure) => {
+                self.mark_coordinator_unknown(&failure.to_string());
+                None
+            }
             _ => None,
         };
         let mut rng = self.rng.borrow_mut();
@@ -1382,12 +1436,14 @@ impl<N: Net> Member<N> {
                 LeaveGroupRequest::default().with_group_id(s(&self.config.group_id).into());
             let member_id = self.member_id.clone();
             let client = self.client.clone();
+            let dropped = self.coordinator_dropped();
             self.spawn(
                 async move {
                     let _ = client
-                        .send_built(
+                        .send_built_capped_until(
                             &node.broker,
                             Api::LeaveGroup,
+                            None,
                             client.config().request_timeout_ms,
                             |version| {
                                 Request::LeaveGroup(if version >= 3 {
@@ -1404,6 +1460,7 @@ impl<N: Net> Member<N> {
                                     request.with_member_id(s(&member_id))
                                 })
                             },
+                            dropped,
                         )
                         .await;
                 },
@@ -1451,11 +1508,42 @@ impl<N: Net> Member<N> {
         }
     }
 
-    fn mark_coordinator_unknown(&mut self, reason: &str) {
-        if self.coordinator.mark_unknown() {
+    /// `markCoordinatorUnknown(isDisconnected = true, ...)`: the coordinator's connection broke,
+    /// which failed the requests on it already.
+    fn mark_coordinator_unknown(&mut self, reason: &str) -> bool {
+        let known = self.coordinator.mark_unknown();
+        if known {
             self.emitter.emit(EventKind::CoordinatorUnknown {
                 reason: reason.to_string(),
             });
+        }
+        known
+    }
+
+    /// `markCoordinatorUnknown(isDisconnected = false, ...)` (an error response, a session
+    /// without heartbeat answers): Kafka also disconnects from the old coordinator
+    /// (`client.disconnectAsync`), so every request queued for or in flight to it fails with a
+    /// `DisconnectException` and its answer, if one still comes, is never seen.
+    fn drop_coordinator(&mut self, reason: &str) {
+        if self.mark_coordinator_unknown(reason) {
+            for request in self.coordinator_requests.drain(..) {
+                let _ = request.send(());
+            }
+        }
+    }
+
+    /// Resolves, with the failure's reason, when the coordinator a request is sent to now is
+    /// dropped ([`Self::drop_coordinator`]).
+    fn coordinator_dropped(&mut self) -> impl Future<Output = String> + 'static {
+        self.coordinator_requests.retain(|r| !r.is_closed());
+        let (tx, rx) = oneshot::channel();
+        self.coordinator_requests.push(tx);
+        async move {
+            if rx.await.is_err() {
+                // The member is gone; its tasks are aborted with it.
+                std::future::pending::<()>().await;
+            }
+            "coordinator marked unknown".to_string()
         }
     }
 
@@ -1590,6 +1678,18 @@ impl<N: Net> Drop for Member<N> {
             h.abort();
         }
     }
+}
+
+/// Whether a coordinator request's failure is Kafka's `DisconnectException`, which makes
+/// `CoordinatorResponseHandler.onFailure` mark the coordinator unknown. A request that timed out
+/// is one: `NetworkClient` closes the connection and answers it as disconnected
+/// (`InFlightRequest.timedOut` builds a response with `disconnected = true`), and
+/// `ConsumerNetworkClient`'s completion handler raises `DisconnectException` for it.
+fn is_disconnect(failure: &RequestFailure) -> bool {
+    matches!(
+        failure,
+        RequestFailure::TimedOut | RequestFailure::Disconnected(_)
+    )
 }
 
 /// `JoinGroupRequest.maybeTruncateReason`: at most 255 characters.

@@ -224,7 +224,29 @@ impl<N: Net> KafkaClient<N> {
         timeout_ms: u64,
         build: impl FnOnce(i16) -> Request,
     ) -> Result<Response, RequestFailure> {
-        let conn = self.connection(broker).await?;
+        self.send_built_capped_until(broker, api, cap, timeout_ms, build, std::future::pending())
+            .await
+    }
+
+    /// Like [`Self::send_built_capped`], given up when `disconnect` resolves first (with the
+    /// reason it gives): the request fails with a disconnect and its answer, if one comes, is
+    /// ignored. This is what Kafka's `ConsumerNetworkClient.disconnectAsync` does to the requests
+    /// queued for or in flight to a node, e.g. when a consumer drops its coordinator.
+    pub async fn send_built_capped_until(
+        &self,
+        broker: &str,
+        api: Api,
+        cap: Option<i16>,
+        timeout_ms: u64,
+        build: impl FnOnce(i16) -> Request,
+        disconnect: impl std::future::Future<Output = String>,
+    ) -> Result<Response, RequestFailure> {
+        let mut disconnect = std::pin::pin!(disconnect);
+        let conn = tokio::select! {
+            biased;
+            why = &mut disconnect => return Err(RequestFailure::Disconnected(why)),
+            conn = self.connection(broker) => conn?,
+        };
         let mut version = self.version_for(&conn, api)?;
         if let Some(cap) = cap
             && cap < version
@@ -244,7 +266,8 @@ impl<N: Net> KafkaClient<N> {
                 request.api()
             )));
         }
-        self.exchange(&conn, request, version, timeout_ms).await
+        self.exchange(&conn, request, version, timeout_ms, disconnect)
+            .await
     }
 
     /// Closes every connection (the client is shutting down).
@@ -299,6 +322,7 @@ impl<N: Net> KafkaClient<N> {
         request: Request,
         version: i16,
         timeout_ms: u64,
+        disconnect: impl std::future::Future<Output = String>,
     ) -> Result<Response, RequestFailure> {
         let api = request.api();
         let correlation_id = self.next_correlation_id();
@@ -322,15 +346,23 @@ impl<N: Net> KafkaClient<N> {
             self.request_failed(conn, api, correlation_id, &failure);
             return Err(failure);
         }
-        let outcome = match tokio::time::timeout(Duration::from_millis(timeout_ms), rx).await {
-            Ok(Ok(result)) => result,
-            Ok(Err(_)) => Err(RequestFailure::Disconnected("connection closed".into())),
-            Err(_) => {
+        let answer = tokio::time::timeout(Duration::from_millis(timeout_ms), rx);
+        let outcome = tokio::select! {
+            biased;
+            why = disconnect => {
                 conn.forget(correlation_id);
-                // Java's NetworkClient disconnects a node whose request timed out.
-                self.connection_lost(conn, "request timed out");
-                Err(RequestFailure::TimedOut)
+                Err(RequestFailure::Disconnected(why))
             }
+            answer = answer => match answer {
+                Ok(Ok(result)) => result,
+                Ok(Err(_)) => Err(RequestFailure::Disconnected("connection closed".into())),
+                Err(_) => {
+                    conn.forget(correlation_id);
+                    // Java's NetworkClient disconnects a node whose request timed out.
+                    self.connection_lost(conn, "request timed out");
+                    Err(RequestFailure::TimedOut)
+                }
+            },
         };
         match &outcome {
             Ok(response) => self.emitter.emit(EventKind::ResponseReceived {
@@ -477,7 +509,13 @@ impl<N: Net> KafkaClient<N> {
                     .with_client_software_version(StrBytes::from_static_str(SOFTWARE_VERSION)),
             );
             let response = self
-                .exchange(conn, request, version, self.config.request_timeout_ms)
+                .exchange(
+                    conn,
+                    request,
+                    version,
+                    self.config.request_timeout_ms,
+                    std::future::pending(),
+                )
                 .await?;
             let Response::ApiVersions(r) = response else {
                 return Err(RequestFailure::Wire(

@@ -14,6 +14,7 @@ import org.apache.kafka.common.network.ClientInformation;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.record.internal.CompressionType;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.RequestContext;
@@ -108,6 +109,15 @@ final class KafkaCoordinator implements AutoCloseable {
     }
 
     KafkaCoordinator(Map<String, String> brokerConfigs) {
+        this(brokerConfigs, List.of());
+    }
+
+    /**
+     * A coordinator that takes over a partition holding {@code committed} (records another coordinator
+     * wrote, as {@link #drainRecords} returned them): they are replayed when the partition is loaded, as
+     * Kafka's CoordinatorLoaderImpl replays the log.
+     */
+    KafkaCoordinator(Map<String, String> brokerConfigs, List<MemoryLog.Written> committed) {
         ConfigDef def = brokerConfigDef();
         for (String k : brokerConfigs.keySet()) {
             if (!def.names().contains(k)) throw new ScriptException("unknown config " + k);
@@ -131,7 +141,7 @@ final class KafkaCoordinator implements AutoCloseable {
                 .withLogContext(new LogContext("[oracle] "))
                 .withEventProcessor(processor)
                 .withPartitionWriter(log)
-                .withLoader(new EmptyLoader())
+                .withLoader(new LogLoader(committed))
                 .withCoordinatorShardBuilderSupplier(() ->
                     new GroupCoordinatorShard.Builder(config, groupConfigs).withAuthorizerPlugin(Optional.empty()))
                 .withWriteTimeout(Duration.ofMillis(config.offsetCommitTimeoutMs()))
@@ -153,7 +163,7 @@ final class KafkaCoordinator implements AutoCloseable {
         Topics.Update initial = topics.replace(List.of());
         service.onMetadataUpdate(initial.delta(), initial.image());
         service.onElection(0, 0);
-        // Loading an empty partition wrote nothing.
+        // Loading wrote nothing.
         log.drain();
     }
 
@@ -280,11 +290,30 @@ final class KafkaCoordinator implements AutoCloseable {
         registry.shutdown();
     }
 
-    /** The partition is empty when loaded: nothing to replay. */
-    private static final class EmptyLoader implements CoordinatorLoader<CoordinatorRecord> {
+    /** Replays the partition's records when it is loaded (none for a script: it starts empty). */
+    private static final class LogLoader implements CoordinatorLoader<CoordinatorRecord> {
+        private final List<MemoryLog.Written> records;
+
+        LogLoader(List<MemoryLog.Written> records) {
+            this.records = List.copyOf(records);
+        }
+
         @Override
         public CompletableFuture<LoadSummary> load(TopicPartition tp, CoordinatorPlayback<CoordinatorRecord> coordinator) {
-            return CompletableFuture.completedFuture(new LoadSummary(0, 0, 0, 0, 0));
+            long offset = 0;
+            for (MemoryLog.Written w : records) {
+                if (w.transactional()) {
+                    coordinator.replay(offset, w.producerId(), w.producerEpoch(), w.record());
+                } else {
+                    coordinator.replay(offset, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH, w.record());
+                }
+                offset++;
+            }
+            if (offset > 0) {
+                coordinator.updateLastWrittenOffset(offset);
+                coordinator.updateLastCommittedOffset(offset);
+            }
+            return CompletableFuture.completedFuture(new LoadSummary(0, 0, 0, records.size(), 0));
         }
 
         @Override
