@@ -368,3 +368,39 @@ fn bench_sim_prints_one_json_line_per_timings_layout_and_tick() {
         Some(2)
     );
 }
+
+/// Runs whose only violation is a documented Kafka 4.4.0 behaviour (sim/src/known.rs) exit 0 and say
+/// which, and fail with --strict. The seeds are ones where the behaviour fires today; if a change
+/// in timing moves it away, pick another from a sweep's `known:` report
+/// (`regroup sweep swarm-mixed --seeds 1..2001`).
+#[test]
+fn known_kafka_behaviours_are_reported_by_name_and_fail_only_when_strict() {
+    for (scenario, seed, name) in [
+        ("swarm-mixed", "2019", "kafka-streams-lost-assignment"),
+        (
+            "swarm-classic-static",
+            "1031",
+            "kafka-static-member-fenced-after-coordinator-move",
+        ),
+    ] {
+        let out = regroup(&["run", scenario, "--seed", seed, "--json"]);
+        assert_eq!(out.status.code(), Some(0), "{scenario} {seed}");
+        let v = json(&out);
+        assert_eq!(v["passed"], false);
+        assert_eq!(v["verdict"], "known", "{scenario} {seed}: {v}");
+        let violation = &v["violations"][0];
+        assert_eq!(violation["invariant"], "convergence");
+        assert_eq!(violation["known"]["name"], name);
+        assert!(
+            violation["known"]["doc"]
+                .as_str()
+                .unwrap()
+                .starts_with("docs/findings.md#")
+        );
+        let text = regroup(&["run", scenario, "--seed", seed]);
+        let summary = String::from_utf8_lossy(&text.stdout);
+        assert!(summary.contains(&format!("known: {name} (docs/findings.md#")), "{summary}");
+        let strict = regroup(&["run", scenario, "--seed", seed, "--strict"]);
+        assert_eq!(strict.status.code(), Some(1), "{scenario} {seed} --strict");
+    }
+}

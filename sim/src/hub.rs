@@ -256,6 +256,7 @@ impl Inner {
 
     fn cluster(&mut self, host: &str, event: ClusterEvent) {
         let at_ms = event.at_ms - EPOCH_MS;
+        self.checker.on_cluster(at_ms, &event.kind);
         if self.violation.is_none()
             && let Err(v) = self.checker.epochs.check(at_ms, &event.kind)
         {

@@ -84,6 +84,42 @@ impl From<String> for NotConverged {
 /// (docs/findings.md, "A lost streams assignment is never sent again").
 pub const STREAMS_ASSIGNMENT_LOST_IN_FLIGHT: &str = "streams-assignment-lost-in-flight";
 
+/// The kind of a classic group whose missing members all died of FENCED_INSTANCE_ID with the mark
+/// of Kafka 4.4's static-member fencing after a coordinator move ([`fenced_after_coordinator_move`]),
+/// while the rest of the group converged (docs/findings.md, "A static member's new id is lost when
+/// the coordinator moves").
+pub const CLASSIC_STATIC_MEMBER_FENCED_AFTER_MOVE: &str =
+    "classic-static-member-fenced-after-coordinator-move";
+
+/// Whether a static consumer that just died of FENCED_INSTANCE_ID bears the mark of Kafka 4.4's
+/// fencing after a coordinator move: the committed GroupMetadata of its group (what a loading
+/// coordinator starts from) maps its instance id to another member id than the one it holds, and a
+/// coordinator loaded the group's partition after the JoinGroup that handed out that id was sent (the
+/// id lived only in the memory of a coordinator that is gone, or of a zombie). A
+/// coordinator that fenced a member whose id it had committed, or fenced without having moved, does
+/// not match.
+pub fn fenced_after_coordinator_move(
+    c: &ClientState,
+    model: &Model,
+    loaded_ms: &BTreeMap<i32, i64>,
+) -> bool {
+    let Some(instance) = c.instance_id.as_deref() else {
+        return false;
+    };
+    let Some(g) = model.classic.get(&c.group).filter(|g| g.exists) else {
+        return false;
+    };
+    let committed_other = g
+        .members
+        .iter()
+        .any(|m| m.instance_id.as_deref() == Some(instance) && m.member_id != c.member_id);
+    let moved_since_join = match (c.id_join_sent_ms, loaded_ms.get(&g.partition)) {
+        (Some(join), Some(load)) => *load >= join,
+        _ => false,
+    };
+    committed_other && moved_since_join
+}
+
 /// Checks every group; `Ok` carries (group, epoch) of each, `Err` the first thing not yet
 /// converged.
 pub fn check(
@@ -99,6 +135,36 @@ pub fn check(
             .filter(|(_, c)| c.group == e.group())
             .filter(|(_, c)| matches!(c.kind, ClientKind::StreamsMember | ClientKind::Consumer))
             .collect();
+        if let Expectation::Classic {
+            group,
+            topics,
+            required,
+            members,
+        } = e
+            && clients.len() < *members
+        {
+            let fenced: Vec<&String> = checker
+                .clients
+                .iter()
+                .filter(|(_, c)| c.group == *group && c.stopped && c.fenced_after_coordinator_move)
+                .map(|(name, _)| name)
+                .collect();
+            if !fenced.is_empty() && clients.len() + fenced.len() == *members {
+                // The rest of the group must still converge without them.
+                let generation =
+                    classic(group, topics, required, model, &clients, topic_partitions)
+                        .map_err(NotConverged::from)?;
+                return Err(NotConverged {
+                    detail: format!(
+                        "group {group}: {fenced:?} died of FENCED_INSTANCE_ID after a coordinator \
+                         move (their member ids were never committed); the other {} members \
+                         converged at generation {generation}",
+                        clients.len()
+                    ),
+                    kind: Some(CLASSIC_STATIC_MEMBER_FENCED_AFTER_MOVE),
+                });
+            }
+        }
         if clients.len() != e.members() {
             return Err(format!(
                 "group {}: {} of {} members are running",
@@ -565,6 +631,87 @@ mod tests {
         let mut c = streams_member(&[0], 1, &[0]);
         c.delivered = None;
         assert!(!lost(&c));
+    }
+
+    #[test]
+    fn a_static_member_fenced_after_a_coordinator_move_is_told_apart() {
+        let mut model = Model::default();
+        let member = |id: &str, instance: &str| MemberMetadata {
+            member_id: id.into(),
+            group_instance_id: Some(instance.into()),
+            client_id: "c".into(),
+            client_host: "/h".into(),
+            rebalance_timeout: 1,
+            session_timeout: 1,
+            subscription: vec![],
+            assignment: vec![],
+        };
+        model.apply(
+            3,
+            0,
+            0,
+            &Record::GroupMetadata {
+                key: GroupMetadataKey { group: "g".into() },
+                value: Some(GroupMetadataValue {
+                    protocol_type: "consumer".into(),
+                    generation: 2,
+                    protocol: Some("range".into()),
+                    leader: Some("i1-old".into()),
+                    current_state_timestamp: 0,
+                    members: vec![member("i1-old", "i1"), member("i2-x", "i2")],
+                }),
+            },
+            0,
+        );
+        let partition = model.classic["g"].partition;
+        let client = |member_id: &str, instance: Option<&str>, joined: Option<i64>| {
+            let (_, mut c) = setup(&[1]);
+            let mut state = c.clients.remove("c1").unwrap();
+            state.group = "g".into();
+            state.member_id = member_id.into();
+            state.instance_id = instance.map(str::to_string);
+            state.id_join_sent_ms = joined;
+            state
+        };
+        let loads = |at: i64| -> BTreeMap<i32, i64> { [(partition, at)].into() };
+        // Its JoinGroup at 10 s handed out i1-new; a coordinator loaded at 20 s from records that
+        // map i1 to i1-old: Kafka's fencing after a move.
+        let fenced = client("i1-new", Some("i1"), Some(10_000));
+        assert!(fenced_after_coordinator_move(
+            &fenced,
+            &model,
+            &loads(20_000)
+        ));
+        // The load came before that JoinGroup: the coordinator that fenced it handed out the id.
+        assert!(!fenced_after_coordinator_move(
+            &fenced,
+            &model,
+            &loads(5_000)
+        ));
+        // No load at all.
+        assert!(!fenced_after_coordinator_move(
+            &fenced,
+            &model,
+            &BTreeMap::new()
+        ));
+        // The committed records know the member's own id: a fencing Kafka would not give.
+        let committed = client("i1-old", Some("i1"), Some(10_000));
+        assert!(!fenced_after_coordinator_move(
+            &committed,
+            &model,
+            &loads(20_000)
+        ));
+        // A dynamic member, and an instance the records do not know.
+        assert!(!fenced_after_coordinator_move(
+            &client("i1-new", None, Some(10_000)),
+            &model,
+            &loads(20_000)
+        ));
+        assert!(!fenced_after_coordinator_move(
+            &client("i3-new", Some("i3"), Some(10_000)),
+            &model,
+            &loads(20_000)
+        ));
     }
 
     #[test]

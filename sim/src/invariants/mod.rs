@@ -24,7 +24,7 @@ pub mod ownership;
 use std::collections::{BTreeMap, BTreeSet};
 
 use members::observer::{ClientKind, ClientRef, EventKind as ClientEvent};
-use protocol::Api;
+use protocol::{Api, ErrorCode};
 use serde::Serialize;
 
 use crate::model::Model;
@@ -126,6 +126,13 @@ pub struct ClientState {
     /// failed, or the response carried an error), each a response that may have carried an
     /// assignment the member never saw.
     pub heartbeats_unanswered_since_delivery: u32,
+    /// Classic: when the client last sent a JoinGroup (simulated ms).
+    pub last_join_sent_ms: Option<i64>,
+    /// Classic: when the JoinGroup that handed out the client's current member id was sent.
+    pub id_join_sent_ms: Option<i64>,
+    /// Classic: the client died of FENCED_INSTANCE_ID with the mark of Kafka's static-member
+    /// fencing after a coordinator move ([`convergence::CLASSIC_STATIC_MEMBER_FENCED_AFTER_MOVE`]).
+    pub fenced_after_coordinator_move: bool,
 }
 
 /// The per-event checks and the state they need.
@@ -135,6 +142,8 @@ pub struct Checker {
     /// (group, item) -> clients holding it active, with the log position they acquired it at.
     pub holders: BTreeMap<(String, Item), BTreeMap<String, u64>>,
     pub epochs: epochs::ClusterEpochs,
+    /// When each `__consumer_offsets` partition was last loaded by a coordinator (simulated ms).
+    pub coordinator_loaded_ms: BTreeMap<i32, i64>,
 }
 
 impl Checker {
@@ -196,6 +205,9 @@ impl Checker {
                 last_fetch_sent_ms: None,
                 delivered: None,
                 heartbeats_unanswered_since_delivery: 0,
+                last_join_sent_ms: None,
+                id_join_sent_ms: None,
+                fenced_after_coordinator_move: false,
             });
         if state.stopped && !matches!(kind, ClientEvent::Stopped { .. }) {
             // A new incarnation of a restarted process (same client name).
@@ -206,6 +218,13 @@ impl Checker {
             state.process_id = client.process_id.clone();
             state.delivered = None;
             state.heartbeats_unanswered_since_delivery = 0;
+            state.last_join_sent_ms = None;
+            state.id_join_sent_ms = None;
+            state.fenced_after_coordinator_move = false;
+        }
+        if state.member_id != member_id && !member_id.is_empty() {
+            // A new member id comes from the answer to the JoinGroup in flight.
+            state.id_join_sent_ms = state.last_join_sent_ms;
         }
         state.member_id = member_id.to_string();
         match kind {
@@ -214,6 +233,19 @@ impl Checker {
             ClientEvent::EpochChanged { to, .. } => state.epoch = *to,
             ClientEvent::RequestSent { api, .. } if *api == Api::OffsetFetch => {
                 state.last_fetch_sent_ms = Some(at_ms);
+            }
+            ClientEvent::RequestSent { api, .. } if *api == Api::JoinGroup => {
+                state.last_join_sent_ms = Some(at_ms);
+            }
+            ClientEvent::Fatal {
+                error: Some(ErrorCode::FencedInstanceId),
+                ..
+            } if client.kind == ClientKind::Consumer => {
+                state.fenced_after_coordinator_move = convergence::fenced_after_coordinator_move(
+                    state,
+                    model,
+                    &self.coordinator_loaded_ms,
+                );
             }
             ClientEvent::AssignmentReceived {
                 active, standby, ..
@@ -344,6 +376,13 @@ impl Checker {
     }
 
     /// A client stopped (or its host died): it owns nothing any more.
+    /// A cluster event the checks keep track of (coordinator loads).
+    pub fn on_cluster(&mut self, at_ms: i64, event: &coordinator::events::EventKind) {
+        if let coordinator::events::EventKind::CoordinatorLoaded { partition, .. } = event {
+            self.coordinator_loaded_ms.insert(*partition, at_ms);
+        }
+    }
+
     pub fn drop_client(&mut self, name: &str) {
         let Some(state) = self.clients.get_mut(name) else {
             return;
