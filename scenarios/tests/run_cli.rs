@@ -399,7 +399,10 @@ fn known_kafka_behaviours_are_reported_by_name_and_fail_only_when_strict() {
         );
         let text = regroup(&["run", scenario, "--seed", seed]);
         let summary = String::from_utf8_lossy(&text.stdout);
-        assert!(summary.contains(&format!("known: {name} (docs/findings.md#")), "{summary}");
+        assert!(
+            summary.contains(&format!("known: {name} (docs/findings.md#")),
+            "{summary}"
+        );
         let strict = regroup(&["run", scenario, "--seed", seed, "--strict"]);
         assert_eq!(strict.status.code(), Some(1), "{scenario} {seed} --strict");
     }

@@ -22,6 +22,7 @@ pub mod faults;
 pub mod hub;
 pub mod invariants;
 pub mod known;
+pub mod links;
 pub mod logging;
 pub mod mirror;
 pub mod model;

@@ -10,6 +10,7 @@ use crate::cluster::{
     ADMIN_HOST, AdminCommand, CONTROLLER_HOST, Cluster, ProcessCommand, SetupError, broker_host,
     broker_id_of, broker_session_timeout_ms, process_host,
 };
+use crate::links::{self, LinkCall, LinkFaults};
 use coordinator::controller::AdminOp;
 
 use crate::event::{FaultEvent, HarnessEvent, SimEvent};
@@ -177,6 +178,8 @@ struct Driver {
     faults: BTreeMap<String, FaultCount>,
     /// Every broker epoch each broker has run with, oldest first.
     broker_epochs: BTreeMap<i32, Vec<i64>>,
+    /// The link faults in force, so overlapping ones compose ([`crate::links`]).
+    links: LinkFaults,
 }
 
 /// Builds `spec` and runs it under `schedule`.
@@ -194,6 +197,7 @@ pub fn run(
             e.set_members(*n);
         }
     }
+    let default_latency_ms = spec.latency.max_ms;
     let cluster = Cluster::build(spec, options.seed, options.keep_events)?;
     let mut driver = Driver {
         cluster,
@@ -204,6 +208,7 @@ pub fn run(
         stopped: BTreeSet::new(),
         faults: BTreeMap::new(),
         broker_epochs: BTreeMap::new(),
+        links: LinkFaults::new(default_latency_ms),
     };
     let mut actions: Vec<(u64, Action)> = Vec::new();
     for (i, w) in driver.schedule.windows.iter().enumerate() {
@@ -546,16 +551,21 @@ impl Driver {
             .ok_or_else(|| format!("{host} is not a member process"))
     }
 
+    /// Applies one link change through the counts of [`LinkFaults`].
+    fn link(&mut self, change: impl FnOnce(&mut LinkFaults) -> Vec<LinkCall>) {
+        let calls = change(&mut self.links);
+        links::apply(&mut self.cluster.sim, calls);
+    }
+
     fn inject(&mut self, kind: &FaultKind) -> Result<Vec<String>, String> {
-        let sim = &self.cluster.sim;
         match kind {
             FaultKind::Partition { a, b } | FaultKind::Hold { a, b } => {
                 let (a, b) = (self.resolve_all(a)?, self.resolve_all(b)?);
                 for (x, y) in Self::pairs(&a, &b) {
                     if matches!(kind, FaultKind::Hold { .. }) {
-                        sim.hold(x.as_str(), y.as_str());
+                        self.link(|l| l.hold(&x, &y));
                     } else {
-                        sim.partition(x.as_str(), y.as_str());
+                        self.link(|l| l.cut(&x, &y));
                     }
                 }
                 Ok([a, b].concat())
@@ -563,27 +573,21 @@ impl Driver {
             FaultKind::PartitionOneway { from, to } => {
                 let (a, b) = (self.resolve_all(from)?, self.resolve_all(to)?);
                 for (x, y) in Self::pairs(&a, &b) {
-                    sim.partition_oneway(x.as_str(), y.as_str());
+                    self.link(|l| l.cut_oneway(&x, &y));
                 }
                 Ok([a, b].concat())
             }
             FaultKind::Latency { a, b, max_ms } => {
                 let (a, b) = (self.resolve_all(a)?, self.resolve_all(b)?);
                 for (x, y) in Self::pairs(&a, &b) {
-                    sim.set_link_max_message_latency(
-                        x.as_str(),
-                        y.as_str(),
-                        std::time::Duration::from_millis(*max_ms),
-                    );
+                    self.link(|l| l.add_latency(&x, &y, *max_ms));
                 }
                 Ok([a, b].concat())
             }
             FaultKind::FailRate { a, b, rate } => {
                 let (a, b) = (self.resolve_all(a)?, self.resolve_all(b)?);
                 for (x, y) in Self::pairs(&a, &b) {
-                    self.cluster
-                        .sim
-                        .set_link_fail_rate(x.as_str(), y.as_str(), *rate);
+                    self.link(|l| l.add_fail_rate(&x, &y, *rate));
                 }
                 Ok([a, b].concat())
             }
@@ -591,7 +595,7 @@ impl Driver {
                 let hs = self.resolve(host)?;
                 for h in &hs {
                     for o in self.others(h) {
-                        self.cluster.sim.partition(h.as_str(), o.as_str());
+                        self.link(|l| l.cut(h, &o));
                     }
                 }
                 Ok(hs)
@@ -604,7 +608,7 @@ impl Driver {
                 for h in &hs {
                     if matches!(kind, FaultKind::SilentDeath { .. }) {
                         for o in self.others(h) {
-                            self.cluster.sim.partition(h.as_str(), o.as_str());
+                            self.link(|l| l.cut(h, &o));
                         }
                     }
                     self.crash(h);
@@ -615,7 +619,7 @@ impl Driver {
                 let hs = self.resolve(host)?;
                 for h in &hs {
                     for o in self.others(h) {
-                        self.cluster.sim.hold(h.as_str(), o.as_str());
+                        self.link(|l| l.hold(h, &o));
                     }
                 }
                 Ok(hs)
@@ -641,7 +645,7 @@ impl Driver {
                     return Err(format!("{h} is not a broker"));
                 }
                 for h in &hs {
-                    self.cluster.sim.partition(h.as_str(), CONTROLLER_HOST);
+                    self.link(|l| l.cut(h, CONTROLLER_HOST));
                 }
                 Ok(hs)
             }
@@ -774,9 +778,9 @@ impl Driver {
                 let (a, b) = hosts.split_at(na);
                 for (x, y) in Self::pairs(a, b) {
                     if matches!(kind, FaultKind::Hold { .. }) {
-                        self.cluster.sim.release(x.as_str(), y.as_str());
+                        self.link(|l| l.release(&x, &y));
                     } else {
-                        self.cluster.sim.repair(x.as_str(), y.as_str());
+                        self.link(|l| l.uncut(&x, &y));
                     }
                 }
             }
@@ -788,7 +792,7 @@ impl Driver {
                     .min(hosts.len());
                 let (a, b) = hosts.split_at(na);
                 for (x, y) in Self::pairs(a, b) {
-                    self.cluster.sim.repair_oneway(x.as_str(), y.as_str());
+                    self.link(|l| l.uncut_oneway(&x, &y));
                 }
             }
             FaultKind::Latency { a, .. } | FaultKind::FailRate { a, .. } => {
@@ -798,23 +802,22 @@ impl Driver {
                     .unwrap_or(0)
                     .min(hosts.len());
                 let (a, b) = hosts.split_at(na);
-                let max = std::time::Duration::from_millis(self.cluster.spec.latency.max_ms);
                 for (x, y) in Self::pairs(a, b) {
-                    if matches!(kind, FaultKind::Latency { .. }) {
-                        self.cluster
-                            .sim
-                            .set_link_max_message_latency(x.as_str(), y.as_str(), max);
-                    } else {
-                        self.cluster
-                            .sim
-                            .set_link_fail_rate(x.as_str(), y.as_str(), 0.0);
+                    match &kind {
+                        FaultKind::Latency { max_ms, .. } => {
+                            self.link(|l| l.remove_latency(&x, &y, *max_ms))
+                        }
+                        FaultKind::FailRate { rate, .. } => {
+                            self.link(|l| l.remove_fail_rate(&x, &y, *rate))
+                        }
+                        _ => {}
                     }
                 }
             }
             FaultKind::Isolate { .. } => {
                 for h in &hosts {
                     for o in self.others(h) {
-                        self.cluster.sim.repair(h.as_str(), o.as_str());
+                        self.link(|l| l.uncut(h, &o));
                     }
                 }
             }
@@ -827,14 +830,14 @@ impl Driver {
                 for h in &hosts {
                     self.restart(h);
                     for o in self.others(h) {
-                        self.cluster.sim.repair(h.as_str(), o.as_str());
+                        self.link(|l| l.uncut(h, &o));
                     }
                 }
             }
             FaultKind::Pause { .. } => {
                 for h in &hosts {
                     for o in self.others(h) {
-                        self.cluster.sim.release(h.as_str(), o.as_str());
+                        self.link(|l| l.release(h, &o));
                     }
                 }
             }
@@ -851,7 +854,7 @@ impl Driver {
             }
             FaultKind::FenceBroker { .. } => {
                 for h in &hosts {
-                    self.cluster.sim.repair(h.as_str(), CONTROLLER_HOST);
+                    self.link(|l| l.uncut(h, CONTROLLER_HOST));
                 }
             }
             FaultKind::StopProcess { .. } => {
