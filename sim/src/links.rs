@@ -115,27 +115,27 @@ impl LinkFaults {
             calls.push(LinkCall::Repair(lo.clone(), hi.clone()));
         } else if wanted.contains(&Flow::Held) && !link.applied.contains(&Flow::Held) {
             calls.push(LinkCall::Hold(lo.clone(), hi.clone()));
-            for dir in 0..2 {
-                if wanted[dir] == Flow::Cut {
+            for (dir, w) in wanted.iter().enumerate() {
+                if *w == Flow::Cut {
                     let (f, t) = ends(dir);
                     calls.push(LinkCall::PartitionOneway(f, t));
                 }
             }
         } else if link.applied.contains(&Flow::Held) && !wanted.contains(&Flow::Held) {
             calls.push(LinkCall::Release(lo.clone(), hi.clone()));
-            for dir in 0..2 {
-                if wanted[dir] == Flow::Cut {
+            for (dir, w) in wanted.iter().enumerate() {
+                if *w == Flow::Cut {
                     let (f, t) = ends(dir);
                     calls.push(LinkCall::PartitionOneway(f, t));
                 }
             }
         } else {
-            for dir in 0..2 {
-                if wanted[dir] == link.applied[dir] {
+            for (dir, (&applied, &want)) in link.applied.iter().zip(&wanted).enumerate() {
+                if want == applied {
                     continue;
                 }
                 let (f, t) = ends(dir);
-                match (link.applied[dir], wanted[dir]) {
+                match (applied, want) {
                     (_, Flow::Cut) => calls.push(LinkCall::PartitionOneway(f, t)),
                     (Flow::Cut, Flow::Healthy) => calls.push(LinkCall::RepairOneway(f, t)),
                     (Flow::Cut, Flow::Held) => {
