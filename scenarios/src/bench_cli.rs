@@ -1,7 +1,7 @@
 //! `regroup bench sim`: how fast the simulator runs the cost workload ([`sim::bench::Workload`]:
 //! a streams application on 3 brokers and a controller under swarm faults), in simulated seconds
 //! per wall second, for each host layout and tick asked for. Build with `--release`; the figures
-//! in the README come from this command.
+//! in docs/cost.md come from this command.
 //!
 //! The wall clock is read here, in the command, never inside the simulation.
 

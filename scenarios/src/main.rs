@@ -3,7 +3,7 @@
 use clap::{Parser, Subcommand};
 
 /// mimalloc instead of the system allocator: a simulated run allocates for every message, and
-/// glibc's malloc and free were about 15 % of its time (README, "Cost"). Allocation addresses never
+/// glibc's malloc and free were about 15 % of its time (docs/cost.md). Allocation addresses never
 /// reach behaviour, so traces are unchanged.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -18,25 +18,25 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run Kafka 4.4's sticky task assignor on a JSON group description (see the README).
+    /// Run Kafka 4.4's sticky task assignor on a JSON group description (see docs/streams.md).
     Assign(scenarios::assign_cli::AssignArgs),
-    /// Drive one coordinator shard from JSON lines (see the README).
+    /// Drive one coordinator shard from JSON lines (see docs/streams.md).
     Script(scenarios::script_cli::ScriptArgs),
     /// List the scenarios of the catalogue.
     List,
-    /// Run a scenario of the catalogue in the simulator (see the README).
+    /// Run a scenario of the catalogue in the simulator (see docs/simulation.md).
     Run(scenarios::run_cli::RunArgs),
-    /// Run scenarios over a range of seeds in parallel (see the README).
+    /// Run scenarios over a range of seeds in parallel (see docs/scenarios.md).
     Sweep(scenarios::sweep::SweepArgs),
     /// Re-run a failure file written by `regroup sweep --out DIR`.
     Replay(scenarios::sweep::ReplayArgs),
-    /// Measure the simulator: simulated seconds per wall second (see the README).
+    /// Measure the simulator: simulated seconds per wall second (see docs/cost.md).
     Bench(scenarios::bench_cli::BenchArgs),
-    /// Run a one-node cluster on real TCP for Kafka clients (see the README).
+    /// Run a one-node cluster on real TCP for Kafka clients (see docs/broker.md).
     Serve(scenarios::serve_cli::ServeArgs),
     /// Inspect the Kafka wire format: sample frames of any api regroup serves, decode frames.
     Wire(scenarios::wire_cli::WireArgs),
-    /// Compare regroup's coordinator with Apache Kafka 4.4.0's on generated and corpus scripts (see the README).
+    /// Compare regroup's coordinator with Apache Kafka 4.4.0's on generated and corpus scripts (see docs/oracle.md).
     Conformance(scenarios::conformance::ConformanceArgs),
 }
 

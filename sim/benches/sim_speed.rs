@@ -2,7 +2,7 @@
 //! standby on 3 brokers and a controller under swarm faults (seed 1), at least 30 simulated
 //! seconds (runs with Kafka's timings last until the group converged again, about 365 s).
 //! `regroup bench sim` prints simulated seconds per wall second directly, for longer runs and
-//! other layouts (README, "Cost"); this is the criterion version, for regressions.
+//! other layouts (docs/cost.md); this is the criterion version, for regressions.
 //!
 //! `cargo bench -p sim --bench sim_speed`
 

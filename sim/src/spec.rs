@@ -218,7 +218,7 @@ pub struct ClusterSpec {
     pub classic_groups: Vec<ClassicGroupSpec>,
     /// Simulated time per turmoil step. Timers inside a host fire at their exact times whatever
     /// the tick; messages are delivered at step boundaries, so the tick bounds the network's time
-    /// resolution. The default, 20 ms, was chosen from measurements (README, "Cost"): every host
+    /// resolution. The default, 20 ms, was chosen from measurements (docs/cost.md): every host
     /// costs about a microsecond per step even when idle, so 25 hosts at 10 ms spend 2.5 ms of
     /// each simulated second on stepping alone; at 20 ms a round trip (at most two ticks) is still
     /// 25x shorter than the shortest heartbeat interval the catalogue uses (1 s).

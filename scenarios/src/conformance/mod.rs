@@ -4,7 +4,7 @@
 //! `conformance/oracle`), and every output line is compared. Random inputs of the streams task assignor are
 //! compared the same way against Kafka's StickyTaskAssignor.
 //!
-//! What is normalised, and nothing else (README, "Differential oracle"): generated classic member ids are
+//! What is normalised, and nothing else (docs/oracle.md): generated classic member ids are
 //! named after the JoinGroup line that handed them out ([`ids`]); responses to parked requests completed in
 //! the same step are compared in line order ([`compare`]); Kafka's random member order in classic groups
 //! is pinned in the oracle to the order regroup documents; Kafka's periodic housekeeping timers are not
