@@ -11,9 +11,51 @@ use protocol::messages::{
 };
 use protocol::{ErrorCode, Request};
 
+use crate::classic::ClassicGroups;
 use crate::context::RequestContext;
+use crate::group::GroupValidation;
 use crate::java::JavaHashMapOrder;
-use crate::shard::{Outcome, RequestToken, Shard};
+use crate::offsets::OffsetStore;
+use crate::outcome::{Outcome, RequestToken, TimerTask};
+use crate::records::Record;
+use crate::streams::StreamsGroups;
+use crate::timer::Timers;
+
+/// What ListGroups and DeleteGroups may touch: the groups of every type, the offsets a deletion
+/// tombstones, and the timers a deleted streams group cancels.
+pub(crate) struct GroupAdminEnv<'a> {
+    pub streams: &'a mut StreamsGroups,
+    pub classic: &'a ClassicGroups,
+    pub offsets: &'a OffsetStore,
+    pub timers: &'a mut Timers<TimerTask>,
+}
+
+impl GroupAdminEnv<'_> {
+    fn group_validation(&self, group_id: &str) -> Option<&dyn GroupValidation> {
+        self.streams
+            .validation(group_id)
+            .or_else(|| self.classic.validation(group_id))
+    }
+}
+
+/// Kafka's `createGroupTombstoneRecordsAndCancelTimers`: appends the records that delete the group,
+/// whatever its type, and cancels the group's timers (a streams group's initial-rebalance delay;
+/// Kafka's classic groups cancel none). The records still have to be replayed; offsets are not
+/// touched (see [`crate::offsets::deletion::delete_all_offsets`]).
+pub(crate) fn delete_group_records(
+    streams: &mut StreamsGroups,
+    classic: &ClassicGroups,
+    timers: &mut Timers<TimerTask>,
+    group_id: &str,
+    records: &mut Vec<Record>,
+) {
+    if streams.contains(group_id) {
+        records.extend(streams.tombstones(group_id));
+        streams.cancel_timers(group_id, timers);
+    } else {
+        records.extend(classic.tombstones(group_id));
+    }
+}
 
 fn sb(s: &str) -> StrBytes {
     StrBytes::from_string(s.to_string())
@@ -21,16 +63,16 @@ fn sb(s: &str) -> StrBytes {
 
 /// Runs ListGroups or DeleteGroups; other requests produce an empty outcome.
 pub(crate) fn handle(
-    shard: &mut Shard,
+    env: &mut GroupAdminEnv<'_>,
     token: RequestToken,
     rctx: &RequestContext,
     request: &Request,
 ) -> Outcome {
     let mut out = Outcome::default();
     match request {
-        Request::ListGroups(r) => out.reply(token, list_groups(shard, r)),
+        Request::ListGroups(r) => out.reply(token, list_groups(env, r)),
         Request::DeleteGroups(r) => {
-            let response = delete_groups(shard, rctx, r, &mut out);
+            let response = delete_groups(env, rctx, r, &mut out);
             out.reply(token, response);
         }
         _ => {}
@@ -40,15 +82,15 @@ pub(crate) fn handle(
 
 /// Every group of the shard passing the state filter (case-insensitive, trimmed) and the type filter
 /// (case-insensitive; an unknown type matches nothing), ordered by group id.
-fn list_groups(shard: &Shard, r: &ListGroupsRequest) -> ListGroupsResponse {
+fn list_groups(env: &GroupAdminEnv<'_>, r: &ListGroupsRequest) -> ListGroupsResponse {
     let states: BTreeSet<String> = r
         .states_filter
         .iter()
         .map(|s| s.to_lowercase().trim().to_string())
         .collect();
     let types: BTreeSet<String> = r.types_filter.iter().map(|t| t.to_lowercase()).collect();
-    let mut listings = shard.streams.listings();
-    listings.extend(shard.classic.listings());
+    let mut listings = env.streams.listings();
+    listings.extend(env.classic.listings());
     listings.sort();
     let groups = listings
         .into_iter()
@@ -81,7 +123,7 @@ fn deletion_order(ids: &[String]) -> Vec<String> {
 }
 
 fn delete_groups(
-    shard: &mut Shard,
+    env: &mut GroupAdminEnv<'_>,
     rctx: &RequestContext,
     r: &DeleteGroupsRequest,
     out: &mut Outcome,
@@ -94,7 +136,7 @@ fn delete_groups(
     }
     let mut results = Vec::with_capacity(distinct.len());
     for group_id in deletion_order(&distinct) {
-        let error = match shard.group_validation(&group_id) {
+        let error = match env.group_validation(&group_id) {
             None => ErrorCode::GroupIdNotFound,
             Some(group) => match group.validate_delete_group() {
                 Ok(()) => ErrorCode::None,
@@ -102,12 +144,14 @@ fn delete_groups(
             },
         };
         if error == ErrorCode::None {
-            crate::offsets::deletion::delete_all_offsets(
-                &shard.offsets,
+            crate::offsets::deletion::delete_all_offsets(&env.offsets, &group_id, &mut out.records);
+            delete_group_records(
+                env.streams,
+                env.classic,
+                env.timers,
                 &group_id,
                 &mut out.records,
             );
-            shard.delete_group(&group_id, &mut out.records);
         }
         let mut error_code = error.code();
         // GROUP_DELETION_FAILED exists from v3 only.

@@ -16,6 +16,7 @@ pub mod group_admin;
 pub mod java;
 pub mod net;
 pub mod offsets;
+pub mod outcome;
 pub mod records;
 pub mod rpc;
 pub mod shard;
@@ -25,5 +26,6 @@ pub mod topics;
 
 pub use context::RequestContext;
 pub use error::ApiError;
+pub use outcome::{Fired, Outcome, Reply, RequestToken, ShardError, TopicToCreate};
 pub use records::Record;
-pub use shard::{Fired, Outcome, Reply, RequestToken, Shard, ShardError, TopicToCreate};
+pub use shard::Shard;

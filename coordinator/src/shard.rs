@@ -17,13 +17,16 @@
 
 use std::collections::BTreeMap;
 
-use protocol::{Api, Request, Response};
+use protocol::{Request, Response};
 
 use crate::classic::ClassicGroups;
 use crate::config::ShardConfig;
 use crate::context::RequestContext;
 use crate::group::GroupValidation;
 use crate::offsets::OffsetStore;
+pub use crate::outcome::{
+    Fired, Outcome, Reply, RequestToken, ShardError, TimerTask, TopicToCreate,
+};
 use crate::records::Record;
 use crate::streams::StreamsGroups;
 use crate::timer::Timers;
@@ -49,74 +52,6 @@ fn streams_outcome(token: RequestToken, handled: Option<(Response, Vec<Record>)>
         outcome.reply(token, response);
     }
     outcome
-}
-
-/// The caller's handle for one request, echoed in the [`Reply`] that answers it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct RequestToken(pub u64);
-
-/// The answer to one request.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Reply {
-    pub token: RequestToken,
-    pub response: Response,
-}
-
-/// What running a request or a timer produced: the records to append (already replayed into the shard)
-/// and the replies to send once they are durable, in the order Kafka would complete them.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Outcome {
-    pub records: Vec<Record>,
-    pub replies: Vec<Reply>,
-    /// Internal topics a streams group needs and the broker should create (Kafka's
-    /// `StreamsGroupHeartbeatResult.creatableTopics`, acted on by `KafkaApis`), by name.
-    pub topics_to_create: BTreeMap<String, TopicToCreate>,
-}
-
-/// An internal topic (changelog or repartition) the broker should create for a streams group.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TopicToCreate {
-    pub name: String,
-    pub partitions: i32,
-    /// -1 = the broker's default.
-    pub replication_factor: i16,
-    /// Topic-level configs, sorted by key.
-    pub configs: BTreeMap<String, String>,
-}
-
-impl Outcome {
-    pub fn reply(&mut self, token: RequestToken, response: impl Into<Response>) {
-        self.replies.push(Reply {
-            token,
-            response: response.into(),
-        });
-    }
-}
-
-/// A timer that fired, and what it produced.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Fired {
-    /// Kafka's timer key, e.g. `session-timeout-<group>-<member>`.
-    pub key: String,
-    pub deadline_ms: i64,
-    pub outcome: Outcome,
-}
-
-/// Why a shard did not run a request.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ShardError {
-    /// The api is not served by a group coordinator shard (e.g. Metadata); the broker answers it.
-    #[error("{0:?} is not a group coordinator api")]
-    NotACoordinatorApi(Api),
-}
-
-/// What a timer does when it fires. Each group type adds its own tasks.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TimerTask {
-    Classic(crate::classic::ClassicTimer),
-    Streams(crate::streams::timers::StreamsTimer),
-    /// `expire-group-metadata`: the periodic offset and group expiration.
-    GroupExpiration,
 }
 
 /// One `__consumer_offsets` partition's coordinator.
@@ -179,14 +114,36 @@ impl Shard {
             | Request::Heartbeat(_)
             | Request::LeaveGroup(_)
             | Request::DescribeGroups(_) => {
-                crate::classic::api::handle(self, token, ctx, request, now_ms)
+                let mut env = crate::classic::api::ClassicEnv {
+                    config: &self.config.classic,
+                    classic: &mut self.classic,
+                    streams: &mut self.streams,
+                    timers: &mut self.timers,
+                };
+                crate::classic::api::handle(&mut env, token, ctx, request, now_ms)
             }
             Request::OffsetCommit(_)
             | Request::TxnOffsetCommit(_)
             | Request::OffsetFetch(_)
-            | Request::OffsetDelete(_) => crate::offsets::handle(self, token, ctx, request, now_ms),
+            | Request::OffsetDelete(_) => {
+                let mut env = crate::offsets::OffsetsEnv {
+                    config: &self.config,
+                    topics: &self.topics,
+                    offsets: &mut self.offsets,
+                    streams: &self.streams,
+                    classic: &mut self.classic,
+                    timers: &mut self.timers,
+                };
+                crate::offsets::handle(&mut env, token, ctx, request, now_ms)
+            }
             Request::ListGroups(_) | Request::DeleteGroups(_) => {
-                crate::group_admin::handle(self, token, ctx, request)
+                let mut env = crate::group_admin::GroupAdminEnv {
+                    streams: &mut self.streams,
+                    classic: &self.classic,
+                    offsets: &self.offsets,
+                    timers: &mut self.timers,
+                };
+                crate::group_admin::handle(&mut env, token, ctx, request)
             }
             _ => return Err(ShardError::NotACoordinatorApi(request.api())),
         };
@@ -282,17 +239,16 @@ impl Shard {
         self.commit(outcome)
     }
 
-    /// Kafka's `createGroupTombstoneRecordsAndCancelTimers`: appends the records that delete the group,
-    /// whatever its type, and cancels the group's timers (a streams group's initial-rebalance delay;
-    /// Kafka's classic groups cancel none). The records still have to be replayed; offsets are not
-    /// touched (see [`crate::offsets::deletion::delete_all_offsets`]).
+    /// Appends the records that delete the group, whatever its type, and cancels its timers
+    /// ([`crate::group_admin::delete_group_records`]).
     pub fn delete_group(&mut self, group_id: &str, records: &mut Vec<Record>) {
-        if self.streams.contains(group_id) {
-            records.extend(self.streams.tombstones(group_id));
-            self.streams.cancel_timers(group_id, &mut self.timers);
-        } else {
-            records.extend(self.classic.tombstones(group_id));
-        }
+        crate::group_admin::delete_group_records(
+            &mut self.streams,
+            &self.classic,
+            &mut self.timers,
+            group_id,
+            records,
+        );
     }
 
     /// Applies a handler's records after it returned, as Kafka's runtime does.

@@ -26,7 +26,7 @@ use crate::context::RequestContext;
 use crate::controller::GROUP_METADATA_TOPIC;
 use crate::java::{hash_map_order_of_hashes, topic_partition_hash};
 use crate::net::Net;
-use crate::shard::RequestToken;
+use crate::outcome::RequestToken;
 
 /// The group id a single-group request names.
 fn single_group(request: &Request) -> Option<&str> {

@@ -170,7 +170,7 @@ fn apply_records<N: Net>(node: &Rc<Node<N>>, records: Vec<OffsetRecord>) {
 
 /// Gives every active shard the current topics; returns the offset tombstones of deleted topics to
 /// append, per partition.
-pub(crate) fn refresh_shard_topics(core: &mut Core) -> Vec<(i32, crate::shard::Outcome)> {
+pub(crate) fn refresh_shard_topics(core: &mut Core) -> Vec<(i32, crate::outcome::Outcome)> {
     let topics = topics_image(&core.image);
     core.runtime.set_topics(&topics)
 }

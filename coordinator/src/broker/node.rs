@@ -20,8 +20,8 @@ use crate::controller::image::MetadataImage;
 use crate::events::{BrokerState, ClusterEvent, EventKind, Events};
 use crate::net::{Net, NetListener};
 
+use crate::outcome::RequestToken;
 use crate::rpc::{AlterPartitionRequest, RpcClient};
-use crate::shard::RequestToken;
 
 /// A request waiting for its response (parked in a shard or waiting for its records to commit).
 pub(crate) struct PendingResponse {

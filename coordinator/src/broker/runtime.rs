@@ -29,9 +29,10 @@ use crate::controller::GROUP_METADATA_TOPIC;
 use crate::controller::image::MetadataImage;
 use crate::events::EventKind;
 use crate::net::Net;
+use crate::outcome::{Outcome, Reply, RequestToken, ShardError};
 use crate::records::Record;
 use crate::records::codec::{self, DecodeOutcome};
-use crate::shard::{Outcome, Reply, RequestToken, Shard, ShardError};
+use crate::shard::Shard;
 use crate::topics::{TopicMetadata, TopicsImage};
 
 /// Kafka's `CoordinatorRuntime.CoordinatorState`.

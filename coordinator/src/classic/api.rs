@@ -11,6 +11,8 @@ use protocol::messages::{
 };
 use protocol::{ErrorCode, Request};
 
+use super::ClassicGroups;
+use super::config::ClassicConfig;
 use super::describe::{self, ALL_GROUP_OPERATIONS, NotClassic};
 use super::heartbeat::heartbeat;
 use super::join::{self, JoinRequest};
@@ -19,12 +21,24 @@ use super::member::Protocol;
 use super::responses::{join_error, opt_sb, reply_join, sb, shape_join, sync_error};
 use super::sync::{self, SyncRequest};
 use crate::context::RequestContext;
-use crate::shard::{Outcome, RequestToken, Shard};
+use crate::outcome::{Outcome, RequestToken, TimerTask};
+use crate::streams::StreamsGroups;
+use crate::timer::Timers;
+
+/// What a classic request may touch: the classic groups with their configs and timers, and the
+/// streams groups, which a JoinGroup replaces when an empty one has its id (`maybeDeleteEmptyStreamsGroup`)
+/// and DescribeGroups names.
+pub(crate) struct ClassicEnv<'a> {
+    pub config: &'a ClassicConfig,
+    pub classic: &'a mut ClassicGroups,
+    pub streams: &'a mut StreamsGroups,
+    pub timers: &'a mut Timers<TimerTask>,
+}
 
 /// Runs one classic request (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, DescribeGroups); other
 /// requests produce an empty outcome.
 pub(crate) fn handle(
-    shard: &mut Shard,
+    env: &mut ClassicEnv<'_>,
     token: RequestToken,
     rctx: &RequestContext,
     request: &Request,
@@ -32,18 +46,18 @@ pub(crate) fn handle(
 ) -> Outcome {
     let mut out = Outcome::default();
     match request {
-        Request::JoinGroup(r) => join_group(shard, token, rctx, r, now_ms, &mut out),
-        Request::SyncGroup(r) => sync_group(shard, token, rctx, r, now_ms, &mut out),
-        Request::Heartbeat(r) => heartbeat_request(shard, token, r, now_ms, &mut out),
-        Request::LeaveGroup(r) => leave_group(shard, token, rctx, r, now_ms, &mut out),
-        Request::DescribeGroups(r) => describe_groups(shard, token, rctx, r, &mut out),
+        Request::JoinGroup(r) => join_group(env, token, rctx, r, now_ms, &mut out),
+        Request::SyncGroup(r) => sync_group(env, token, rctx, r, now_ms, &mut out),
+        Request::Heartbeat(r) => heartbeat_request(env, token, r, now_ms, &mut out),
+        Request::LeaveGroup(r) => leave_group(env, token, rctx, r, now_ms, &mut out),
+        Request::DescribeGroups(r) => describe_groups(env, token, rctx, r, &mut out),
         _ => {}
     }
     out
 }
 
 fn join_group(
-    shard: &mut Shard,
+    env: &mut ClassicEnv<'_>,
     token: RequestToken,
     rctx: &RequestContext,
     r: &JoinGroupRequest,
@@ -62,7 +76,7 @@ fn join_group(
         );
         return;
     }
-    let config = &shard.config.classic;
+    let config = env.config;
     if r.session_timeout_ms < config.min_session_timeout_ms
         || r.session_timeout_ms > config.max_session_timeout_ms
     {
@@ -75,8 +89,8 @@ fn join_group(
         return;
     }
     // A classic join may replace an empty streams group, never a live one.
-    let conversion = if shard.streams.contains(group_id) {
-        if !shard.streams.is_empty_group(group_id) {
+    let conversion = if env.streams.contains(group_id) {
+        if !env.streams.is_empty_group(group_id) {
             reply_join(
                 out,
                 token,
@@ -86,8 +100,8 @@ fn join_group(
             return;
         }
         // `maybeDeleteEmptyStreamsGroup` cancels the group's timers as it writes its tombstones.
-        let mut records = Vec::new();
-        shard.delete_group(group_id, &mut records);
+        let records = env.streams.tombstones(group_id);
+        env.streams.cancel_timers(group_id, env.timers);
         records
     } else {
         Vec::new()
@@ -117,13 +131,13 @@ fn join_group(
             r.rebalance_timeout_ms
         },
     };
-    let Shard {
+    let ClassicEnv {
         classic,
         timers,
         config,
         ..
-    } = shard;
-    let result = classic.run(&config.classic, timers, now_ms, out, |groups, ids, ctx| {
+    } = env;
+    let result = classic.run(config, timers, now_ms, out, |groups, ids, ctx| {
         join::join(groups, ids, conversion, &req, ctx)
     });
     if result.is_err() {
@@ -136,7 +150,7 @@ fn join_group(
 }
 
 fn sync_group(
-    shard: &mut Shard,
+    env: &mut ClassicEnv<'_>,
     token: RequestToken,
     rctx: &RequestContext,
     r: &SyncGroupRequest,
@@ -154,7 +168,7 @@ fn sync_group(
         return;
     }
     // Unknown groups, empty groups and groups of another type: UNKNOWN_MEMBER_ID.
-    if !shard.classic.contains(group_id) || shard.classic.is_empty_group(group_id) {
+    if !env.classic.contains(group_id) || env.classic.is_empty_group(group_id) {
         out.reply(token, sync_error(ErrorCode::UnknownMemberId));
         return;
     }
@@ -173,29 +187,25 @@ fn sync_group(
             .map(|a| (a.member_id.to_string(), a.assignment.clone()))
             .collect(),
     };
-    let Shard {
+    let ClassicEnv {
         classic,
         timers,
         config,
         ..
-    } = shard;
-    let result = classic.run(
-        &config.classic,
-        timers,
-        now_ms,
-        out,
-        |groups, _, ctx| match groups.get_mut(&req.group_id) {
+    } = env;
+    let result = classic.run(config, timers, now_ms, out, |groups, _, ctx| {
+        match groups.get_mut(&req.group_id) {
             Some(group) => sync::sync(group, &req, ctx),
             None => Ok(()),
-        },
-    );
+        }
+    });
     if result.is_err() {
         classic.answer_failed(out, token, sync_error(ErrorCode::UnknownServerError));
     }
 }
 
 fn heartbeat_request(
-    shard: &mut Shard,
+    env: &mut ClassicEnv<'_>,
     token: RequestToken,
     r: &HeartbeatRequest,
     now_ms: i64,
@@ -204,23 +214,19 @@ fn heartbeat_request(
     let group_id = r.group_id.as_str();
     let error = if group_id.is_empty() {
         ErrorCode::InvalidGroupId
-    } else if !shard.classic.contains(group_id) {
+    } else if !env.classic.contains(group_id) {
         // "Group <id> not found." (unknown, or not a classic group) surfaces as UNKNOWN_MEMBER_ID.
         ErrorCode::UnknownMemberId
     } else {
-        let Shard {
+        let ClassicEnv {
             classic,
             timers,
             config,
             ..
-        } = shard;
+        } = env;
         classic
-            .run(
-                &config.classic,
-                timers,
-                now_ms,
-                out,
-                |groups, _, ctx| match groups.get(group_id) {
+            .run(config, timers, now_ms, out, |groups, _, ctx| {
+                match groups.get(group_id) {
                     Some(group) => heartbeat(
                         group,
                         r.member_id.as_str(),
@@ -229,8 +235,8 @@ fn heartbeat_request(
                         ctx,
                     ),
                     None => Ok(ErrorCode::UnknownMemberId),
-                },
-            )
+                }
+            })
             .unwrap_or(ErrorCode::UnknownServerError)
     };
     out.reply(
@@ -240,7 +246,7 @@ fn heartbeat_request(
 }
 
 fn leave_group(
-    shard: &mut Shard,
+    env: &mut ClassicEnv<'_>,
     token: RequestToken,
     rctx: &RequestContext,
     r: &LeaveGroupRequest,
@@ -266,7 +272,7 @@ fn leave_group(
     };
     let result: Result<Vec<MemberResponse>, ErrorCode> = if group_id.is_empty() {
         Err(ErrorCode::InvalidGroupId)
-    } else if !shard.classic.contains(group_id) {
+    } else if !env.classic.contains(group_id) {
         Ok(members
             .iter()
             .map(|m| {
@@ -277,23 +283,19 @@ fn leave_group(
             })
             .collect())
     } else {
-        let Shard {
+        let ClassicEnv {
             classic,
             timers,
             config,
             ..
-        } = shard;
+        } = env;
         classic
-            .run(
-                &config.classic,
-                timers,
-                now_ms,
-                out,
-                |groups, _, ctx| match groups.get_mut(group_id) {
+            .run(config, timers, now_ms, out, |groups, _, ctx| {
+                match groups.get_mut(group_id) {
                     Some(group) => leave::leave(group, &members, ctx),
                     None => Ok(Err(ErrorCode::UnknownMemberId)),
-                },
-            )
+                }
+            })
             .unwrap_or(Err(ErrorCode::UnknownServerError))
     };
     out.reply(token, leave_response(result, version));
@@ -319,7 +321,7 @@ fn leave_response(
 }
 
 fn describe_groups(
-    shard: &mut Shard,
+    env: &mut ClassicEnv<'_>,
     token: RequestToken,
     rctx: &RequestContext,
     r: &DescribeGroupsRequest,
@@ -329,7 +331,7 @@ fn describe_groups(
     let mut groups: Vec<DescribedGroup> = Vec::with_capacity(r.groups.len());
     for group_id in &r.groups {
         let group_id = group_id.as_str();
-        let described = match shard.classic.get(group_id) {
+        let described = match env.classic.get(group_id) {
             Some(group) => match describe::describe_group(group) {
                 Ok(d) => d,
                 Err(_) => {
@@ -347,7 +349,7 @@ fn describe_groups(
                     return;
                 }
             },
-            None if shard.streams.contains(group_id) => {
+            None if env.streams.contains(group_id) => {
                 describe::describe_missing(group_id, NotClassic::OtherType, version)
             }
             None => describe::describe_missing(group_id, NotClassic::Unknown, version),

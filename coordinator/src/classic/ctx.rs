@@ -6,30 +6,11 @@ use std::collections::VecDeque;
 use protocol::ErrorCode;
 
 use super::config::ClassicConfig;
+use crate::outcome::{Outcome, TimerTask};
 use crate::records::Record;
-use crate::shard::{Outcome, TimerTask};
 use crate::timer::Timers;
 
-/// What a classic timer does when it fires.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ClassicTimer {
-    /// `heartbeat-<group>-<member>`: session (or new-member join, or pending-member) expiry.
-    Heartbeat { group_id: String, member_id: String },
-    /// `join-<group>` during the initial rebalance of an empty group: extend the delay while new members
-    /// keep arriving, up to the rebalance timeout.
-    InitialJoin {
-        group_id: String,
-        delay_ms: i32,
-        remaining_ms: i32,
-    },
-    /// `join-<group>`: the join phase's rebalance timeout.
-    Join { group_id: String },
-    /// `sync-<group>`: members that have not sent SyncGroup for `generation_id` are removed.
-    Sync {
-        group_id: String,
-        generation_id: i32,
-    },
-}
+pub use crate::outcome::ClassicTimer;
 
 /// Kafka's `classicGroupHeartbeatKey`.
 pub fn heartbeat_key(group_id: &str, member_id: &str) -> String {

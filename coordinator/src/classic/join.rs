@@ -20,8 +20,8 @@ use super::responses::{
     sync_error,
 };
 use super::state::GroupState;
+use crate::outcome::RequestToken;
 use crate::records::Record;
-use crate::shard::RequestToken;
 
 /// A JoinGroup as the coordinator sees it (v0's rebalance timeout already replaced by the session
 /// timeout).

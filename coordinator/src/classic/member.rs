@@ -2,7 +2,7 @@
 
 use bytes::Bytes;
 
-use crate::shard::RequestToken;
+use crate::outcome::RequestToken;
 
 /// One protocol a member supports: its name and the member's metadata for it (for the consumer protocol,
 /// the serialized subscription).

@@ -42,9 +42,9 @@ use protocol::ErrorCode;
 use protocol::messages::{JoinGroupResponse, SyncGroupResponse};
 
 use crate::group::{GroupListing, GroupType, GroupValidation};
+use crate::outcome::{Outcome, Reply, RequestToken, TimerTask};
 use crate::records::Record;
 use crate::records::classic::{GroupMetadataKey, GroupMetadataValue};
-use crate::shard::{Outcome, Reply, RequestToken, TimerTask};
 use crate::timer::Timers;
 use ctx::Ctx;
 use member_id::MemberIdGenerator;

@@ -10,7 +10,7 @@ use protocol::messages::{
 
 use super::group::ClassicGroup;
 use super::member::{ParkedJoin, ParkedSync};
-use crate::shard::{Outcome, RequestToken};
+use crate::outcome::{Outcome, RequestToken};
 
 pub(crate) fn sb(s: &str) -> StrBytes {
     StrBytes::from_string(s.to_string())

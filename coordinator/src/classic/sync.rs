@@ -17,7 +17,7 @@ use super::rebalance::{
 };
 use super::responses::{sync_error, sync_success};
 use super::state::GroupState;
-use crate::shard::RequestToken;
+use crate::outcome::RequestToken;
 
 /// A SyncGroup as the coordinator sees it.
 #[derive(Debug, Clone)]

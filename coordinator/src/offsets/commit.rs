@@ -7,18 +7,19 @@ use protocol::messages::offset_commit_response::{
 };
 use protocol::messages::{OffsetCommitRequest, OffsetCommitResponse, StrBytes};
 
+use super::OffsetsEnv;
 use super::metadata_too_large;
 use super::topics::{CommitPartition, TopicAnswer, TopicErrors, ValidTopic, check_topics};
 use crate::context::RequestContext;
 use crate::error::ApiError;
+use crate::outcome::{Outcome, RequestToken};
 use crate::records::Record;
 use crate::records::offsets::{OffsetCommitKey, OffsetCommitValue};
-use crate::shard::{Outcome, RequestToken, Shard};
 
 type TopicAnswers = Vec<TopicAnswer>;
 
 pub(crate) fn commit(
-    shard: &mut Shard,
+    env: &mut OffsetsEnv<'_>,
     token: RequestToken,
     rctx: &RequestContext,
     r: &OffsetCommitRequest,
@@ -29,7 +30,7 @@ pub(crate) fn commit(
     let by_id = version >= 10;
     let mut errors = TopicErrors::new(by_id);
     let valid = check_topics(
-        &shard.topics,
+        &env.topics,
         by_id,
         r.topics.iter().map(|t| {
             (
@@ -47,7 +48,7 @@ pub(crate) fn commit(
         &mut errors,
     );
     if !valid.is_empty() {
-        let answered = match commit_valid(shard, rctx, r, &valid, now_ms, out) {
+        let answered = match commit_valid(env, rctx, r, &valid, now_ms, out) {
             Ok(answered) => answered,
             Err(error) => error_answers(&valid, error.code),
         };
@@ -96,7 +97,7 @@ fn response(errors: TopicErrors) -> OffsetCommitResponse {
 
 /// The coordinator's part: group validation, then one record per accepted partition.
 fn commit_valid(
-    shard: &mut Shard,
+    env: &mut OffsetsEnv<'_>,
     rctx: &RequestContext,
     r: &OffsetCommitRequest,
     valid: &[ValidTopic<'_, OffsetCommitRequestPartition>],
@@ -107,10 +108,10 @@ fn commit_valid(
     let generation = r.generation_id_or_member_epoch;
     let member_id = r.member_id.as_str();
     let instance = r.group_instance_id.as_deref();
-    if shard.group_validation(group_id).is_none() {
+    if env.group_validation(group_id).is_none() {
         if generation < 0 {
             // A consumer that does not use group management (or an admin) commits: a simple group.
-            shard.classic.create_empty_group(group_id, Some(now_ms));
+            env.classic.create_empty_group(group_id, Some(now_ms));
         } else if rctx.api_version >= 9 {
             return Err(ApiError::new(
                 ErrorCode::GroupIdNotFound,
@@ -123,11 +124,11 @@ fn commit_valid(
     // Java long arithmetic: an absurd retention wraps as it does in Kafka.
     let expire_timestamp =
         (r.retention_time_ms != -1).then(|| now_ms.wrapping_add(r.retention_time_ms));
-    let max_metadata = shard.config.offsets.metadata_max_size;
+    let max_metadata = env.config.offsets.metadata_max_size;
     let mut records = Vec::new();
     let mut answers = Vec::with_capacity(valid.len());
     {
-        let Some(group) = shard.group_validation(group_id) else {
+        let Some(group) = env.group_validation(group_id) else {
             return Err(ApiError::with_default_message(ErrorCode::IllegalGeneration));
         };
         let validator = group.validate_offset_commit(
@@ -167,12 +168,12 @@ fn commit_valid(
         }
     }
     // Classic members keep their session alive by committing while Stable or PreparingRebalance.
-    let Shard {
+    let OffsetsEnv {
         classic,
         timers,
         config,
         ..
-    } = shard;
+    } = env;
     classic.refresh_session_on_commit(group_id, member_id, &config.classic, timers, now_ms);
     out.records.extend(records);
     Ok(answers)

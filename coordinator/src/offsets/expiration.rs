@@ -8,8 +8,9 @@
 //! left with no offsets and no pending transactional offsets is deleted if it is empty (Kafka's
 //! `maybeDeleteGroup`, which also cancels the group's timers).
 
+use crate::outcome::{Outcome, TimerTask};
 use crate::records::Record;
-use crate::shard::{Outcome, Shard, TimerTask};
+use crate::shard::Shard;
 
 use super::deletion::tombstone;
 use super::store::OffsetAndMetadata;

@@ -10,8 +10,9 @@ use protocol::messages::offset_fetch_response::{
 use protocol::messages::{OffsetFetchRequest, OffsetFetchResponse, StrBytes};
 use uuid::Uuid;
 
+use super::OffsetsEnv;
 use crate::context::RequestContext;
-use crate::shard::{Outcome, RequestToken, Shard};
+use crate::outcome::{Outcome, RequestToken};
 
 /// One topic of a fetch request.
 struct FetchTopic {
@@ -34,7 +35,7 @@ fn sb(s: &str) -> StrBytes {
 }
 
 pub(crate) fn fetch(
-    shard: &Shard,
+    env: &OffsetsEnv<'_>,
     token: RequestToken,
     rctx: &RequestContext,
     r: &OffsetFetchRequest,
@@ -79,7 +80,7 @@ pub(crate) fn fetch(
     };
     let answers: Vec<OffsetFetchResponseGroup> = groups
         .iter()
-        .map(|g| fetch_group(shard, version, g, r.require_stable))
+        .map(|g| fetch_group(env, version, g, r.require_stable))
         .collect();
     out.reply(token, build_response(answers, version));
 }
@@ -119,8 +120,8 @@ fn invalid_partition(partition: i32) -> OffsetFetchResponsePartitions {
 
 /// How the group's validation went: `Ok(false)` when the group does not exist (every partition is then
 /// answered without an offset), `Err` for any other refusal.
-fn validate(shard: &Shard, group: &FetchGroup) -> Result<bool, ErrorCode> {
-    match shard.group_validation(&group.group_id) {
+fn validate(env: &OffsetsEnv<'_>, group: &FetchGroup) -> Result<bool, ErrorCode> {
+    match env.group_validation(&group.group_id) {
         None => Ok(false),
         Some(v) => match v.validate_offset_fetch(group.member_id.as_deref(), group.member_epoch) {
             Ok(()) => Ok(true),
@@ -131,21 +132,20 @@ fn validate(shard: &Shard, group: &FetchGroup) -> Result<bool, ErrorCode> {
 }
 
 fn fetch_group(
-    shard: &Shard,
+    env: &OffsetsEnv<'_>,
     version: i16,
     group: &FetchGroup,
     require_stable: bool,
 ) -> OffsetFetchResponseGroup {
     let Some(topics) = &group.topics else {
-        return fetch_all(shard, version, group, require_stable);
+        return fetch_all(env, version, group, require_stable);
     };
     let by_id = version >= 10;
     let mut answered = Vec::new();
     let mut unknown = Vec::new();
     for topic in topics {
         let name = if by_id && !topic.id.is_nil() {
-            shard
-                .topics
+            env.topics
                 .get_by_id(&topic.id)
                 .map(|t| t.name.clone())
                 .unwrap_or_else(|| topic.name.clone())
@@ -174,7 +174,7 @@ fn fetch_group(
         }
         answered.push((name, topic));
     }
-    let exists = match validate(shard, group) {
+    let exists = match validate(env, group) {
         Ok(exists) => exists,
         Err(error) => return group_error(group, error, version),
     };
@@ -184,12 +184,12 @@ fn fetch_group(
             .partitions
             .iter()
             .map(|&p| {
-                if require_stable && shard.offsets.has_pending(&group.group_id, &name, p) {
+                if require_stable && env.offsets.has_pending(&group.group_id, &name, p) {
                     return invalid_partition(p)
                         .with_error_code(ErrorCode::UnstableOffsetCommit.code());
                 }
                 let stored = exists
-                    .then(|| shard.offsets.get(&group.group_id, &name, p))
+                    .then(|| env.offsets.get(&group.group_id, &name, p))
                     .flatten()
                     .filter(|o| !mismatched_topic_id(o.topic_id, topic.id));
                 match stored {
@@ -223,22 +223,22 @@ fn mismatched_topic_id(stored: Uuid, requested: Uuid) -> bool {
 /// Every committed offset of the group, topics and partitions in the order Kafka's `TimelineHashMap`s
 /// iterate them (the store keeps that order).
 fn fetch_all(
-    shard: &Shard,
+    env: &OffsetsEnv<'_>,
     version: i16,
     group: &FetchGroup,
     require_stable: bool,
 ) -> OffsetFetchResponseGroup {
     let answer = OffsetFetchResponseGroup::default().with_group_id(sb(&group.group_id).into());
-    let exists = match validate(shard, group) {
+    let exists = match validate(env, group) {
         Ok(exists) => exists,
         Err(error) => return group_error(group, error, version),
     };
     let mut topics = Vec::new();
-    if let Some(offsets) = shard.offsets.group(&group.group_id).filter(|_| exists) {
+    if let Some(offsets) = env.offsets.group(&group.group_id).filter(|_| exists) {
         for (name, partitions) in offsets.iter() {
             // The topic id comes from the metadata (v10 needs one; a topic without is left out).
             let id = if version >= 10 {
-                match shard.topics.get(name) {
+                match env.topics.get(name) {
                     Some(t) if !t.id.is_nil() => t.id,
                     _ => continue,
                 }
@@ -248,7 +248,7 @@ fn fetch_all(
             let partitions = partitions
                 .iter()
                 .map(|(&p, o)| {
-                    if require_stable && shard.offsets.has_pending(&group.group_id, name, p) {
+                    if require_stable && env.offsets.has_pending(&group.group_id, name, p) {
                         invalid_partition(p).with_error_code(ErrorCode::UnstableOffsetCommit.code())
                     } else {
                         OffsetFetchResponsePartitions::default()

@@ -1,6 +1,6 @@
 //! Committed offsets of every group in the shard: OffsetCommit, TxnOffsetCommit, OffsetFetch and
-//! OffsetDelete with the per-group-type validation rules (through
-//! [`crate::shard::Shard::group_validation`]), faithful to Kafka 4.4's `OffsetMetadataManager` plus the
+//! OffsetDelete with the per-group-type validation rules (through [`OffsetsEnv::group_validation`]),
+//! faithful to Kafka 4.4's `OffsetMetadataManager` plus the
 //! topic checks `KafkaApis` makes before the coordinator sees a commit or a deletion (unknown topic ids
 //! and names, partitions that do not exist).
 //!
@@ -25,14 +25,42 @@ pub use store::{OffsetAndMetadata, OffsetStore};
 
 use protocol::Request;
 
+use crate::classic::ClassicGroups;
+use crate::config::ShardConfig;
 use crate::context::RequestContext;
+use crate::group::GroupValidation;
+use crate::outcome::{Outcome, RequestToken, TimerTask};
 use crate::records::Record;
-use crate::shard::{Outcome, RequestToken, Shard};
+use crate::shard::Shard;
+use crate::streams::StreamsGroups;
+use crate::timer::Timers;
+use crate::topics::TopicsImage;
+
+/// What an offsets request may touch: the offsets, the topic image, the groups' admission rules
+/// (the streams groups read-only; a commit outside any group creates a simple classic group), and the
+/// classic sessions a commit keeps alive.
+pub(crate) struct OffsetsEnv<'a> {
+    pub config: &'a ShardConfig,
+    pub topics: &'a TopicsImage,
+    pub offsets: &'a mut OffsetStore,
+    pub streams: &'a StreamsGroups,
+    pub classic: &'a mut ClassicGroups,
+    pub timers: &'a mut Timers<TimerTask>,
+}
+
+impl OffsetsEnv<'_> {
+    /// The admission rules of the group `group_id`, whatever its type.
+    pub fn group_validation(&self, group_id: &str) -> Option<&dyn GroupValidation> {
+        self.streams
+            .validation(group_id)
+            .or_else(|| self.classic.validation(group_id))
+    }
+}
 
 /// Runs one offsets request (OffsetCommit, TxnOffsetCommit, OffsetFetch, OffsetDelete); other requests
 /// produce an empty outcome.
 pub(crate) fn handle(
-    shard: &mut Shard,
+    env: &mut OffsetsEnv<'_>,
     token: RequestToken,
     rctx: &RequestContext,
     request: &Request,
@@ -40,11 +68,11 @@ pub(crate) fn handle(
 ) -> Outcome {
     let mut out = Outcome::default();
     match request {
-        Request::OffsetCommit(r) => commit::commit(shard, token, rctx, r, now_ms, &mut out),
-        Request::TxnOffsetCommit(r) => txn::commit(shard, token, rctx, r, now_ms, &mut out),
-        Request::OffsetFetch(r) => fetch::fetch(shard, token, rctx, r, &mut out),
+        Request::OffsetCommit(r) => commit::commit(env, token, rctx, r, now_ms, &mut out),
+        Request::TxnOffsetCommit(r) => txn::commit(env, token, rctx, r, now_ms, &mut out),
+        Request::OffsetFetch(r) => fetch::fetch(env, token, rctx, r, &mut out),
         Request::OffsetDelete(r) => {
-            let response = offset_delete::delete_offsets(shard, r, &mut out.records);
+            let response = offset_delete::delete_offsets(env, r, &mut out.records);
             out.reply(token, response);
         }
         _ => {}

@@ -20,11 +20,11 @@ use protocol::messages::offset_delete_response::{
 use protocol::messages::{OffsetDeleteRequest, OffsetDeleteResponse, StrBytes};
 use uuid::Uuid;
 
+use super::OffsetsEnv;
 use super::deletion::tombstone;
 use super::topics::{TopicAnswer, TopicErrors};
 use crate::error::ApiError;
 use crate::records::Record;
-use crate::shard::Shard;
 
 /// A topic the front end forwards: its name and the partitions that exist, in request order.
 struct Forwarded<'a> {
@@ -34,7 +34,7 @@ struct Forwarded<'a> {
 
 /// Runs one OffsetDelete request; the tombstones it writes are appended to `records`.
 pub(crate) fn delete_offsets(
-    shard: &Shard,
+    env: &OffsetsEnv<'_>,
     r: &OffsetDeleteRequest,
     records: &mut Vec<Record>,
 ) -> OffsetDeleteResponse {
@@ -43,7 +43,7 @@ pub(crate) fn delete_offsets(
     let mut forwarded = Vec::new();
     for topic in &r.topics {
         let name = topic.name.as_str();
-        let Some(metadata) = shard.topics.get(name) else {
+        let Some(metadata) = env.topics.get(name) else {
             // Kafka's builder creates the topic entry even when no partition is named.
             errors.topic(name, Uuid::nil());
             for p in &topic.partitions {
@@ -73,7 +73,7 @@ pub(crate) fn delete_offsets(
             });
         }
     }
-    match coordinator_delete(shard, r.group_id.as_str(), &forwarded, records) {
+    match coordinator_delete(env, r.group_id.as_str(), &forwarded, records) {
         Ok(answered) => response(errors.merge(answered).topics),
         Err(error) => OffsetDeleteResponse::default().with_error_code(error.code.code()),
     }
@@ -81,7 +81,7 @@ pub(crate) fn delete_offsets(
 
 /// The coordinator's part: the group checks, then the per-topic answers and the tombstones.
 fn coordinator_delete(
-    shard: &Shard,
+    env: &OffsetsEnv<'_>,
     group_id: &str,
     topics: &[Forwarded<'_>],
     records: &mut Vec<Record>,
@@ -90,7 +90,7 @@ fn coordinator_delete(
     if group_id.is_empty() {
         return Err(ApiError::bare(ErrorCode::InvalidGroupId));
     }
-    let group = shard.group_validation(group_id).ok_or_else(|| {
+    let group = env.group_validation(group_id).ok_or_else(|| {
         ApiError::new(
             ErrorCode::GroupIdNotFound,
             format!("Group {group_id} not found."),
@@ -112,8 +112,8 @@ fn coordinator_delete(
                 .map(|p| {
                     // Checked against the state before this request: a partition named twice gets two
                     // tombstones, as in Kafka.
-                    if shard.offsets.get(group_id, topic.name, *p).is_some()
-                        || shard.offsets.has_pending(group_id, topic.name, *p)
+                    if env.offsets.get(group_id, topic.name, *p).is_some()
+                        || env.offsets.has_pending(group_id, topic.name, *p)
                     {
                         records.push(tombstone(group_id, topic.name, *p));
                     }

@@ -10,19 +10,20 @@ use protocol::messages::txn_offset_commit_response::{
 };
 use protocol::messages::{StrBytes, TxnOffsetCommitRequest, TxnOffsetCommitResponse};
 
+use super::OffsetsEnv;
 use super::commit::error_answers;
 use super::metadata_too_large;
 use super::topics::{CommitPartition, TopicAnswer, TopicErrors, ValidTopic, check_topics};
 use crate::context::RequestContext;
 use crate::error::ApiError;
+use crate::outcome::{Outcome, RequestToken};
 use crate::records::Record;
 use crate::records::offsets::{OffsetCommitKey, OffsetCommitValue};
-use crate::shard::{Outcome, RequestToken, Shard};
 
 type TopicAnswers = Vec<TopicAnswer>;
 
 pub(crate) fn commit(
-    shard: &mut Shard,
+    env: &mut OffsetsEnv<'_>,
     token: RequestToken,
     rctx: &RequestContext,
     r: &TxnOffsetCommitRequest,
@@ -33,7 +34,7 @@ pub(crate) fn commit(
     let by_id = version >= 6;
     let mut errors = TopicErrors::new(by_id);
     let valid = check_topics(
-        &shard.topics,
+        &env.topics,
         by_id,
         r.topics.iter().map(|t| {
             (
@@ -54,7 +55,7 @@ pub(crate) fn commit(
         let answered = if r.group_id.is_empty() {
             error_answers(&valid, ErrorCode::InvalidGroupId)
         } else {
-            match commit_valid(shard, rctx, r, &valid, now_ms, out) {
+            match commit_valid(env, rctx, r, &valid, now_ms, out) {
                 Ok(answered) => answered,
                 Err(error) => error_answers(&valid, error.code),
             }
@@ -108,7 +109,7 @@ fn map_stale_epoch(error: ApiError, version: i16) -> ApiError {
 }
 
 fn commit_valid(
-    shard: &mut Shard,
+    env: &mut OffsetsEnv<'_>,
     rctx: &RequestContext,
     r: &TxnOffsetCommitRequest,
     valid: &[ValidTopic<'_, TxnOffsetCommitRequestPartition>],
@@ -118,9 +119,9 @@ fn commit_valid(
     let version = rctx.api_version;
     let group_id = r.group_id.as_str();
     let generation = r.generation_id_or_member_epoch;
-    if shard.group_validation(group_id).is_none() {
+    if env.group_validation(group_id).is_none() {
         if generation < 0 {
-            shard.classic.create_empty_group(group_id, Some(now_ms));
+            env.classic.create_empty_group(group_id, Some(now_ms));
         } else if version >= 6 {
             return Err(ApiError::new(
                 ErrorCode::GroupIdNotFound,
@@ -130,8 +131,8 @@ fn commit_valid(
             return Err(ApiError::with_default_message(ErrorCode::IllegalGeneration));
         }
     }
-    let max_metadata = shard.config.offsets.metadata_max_size;
-    let Some(group) = shard.group_validation(group_id) else {
+    let max_metadata = env.config.offsets.metadata_max_size;
+    let Some(group) = env.group_validation(group_id) else {
         return Err(ApiError::with_default_message(ErrorCode::IllegalGeneration));
     };
     let validator = group

@@ -1,22 +1,9 @@
 //! The streams timers of a shard: Kafka's keys and what each timer does when it fires.
 
-use crate::shard::TimerTask;
+use crate::outcome::TimerTask;
 use crate::timer::Timers;
 
-/// What a streams timer does when it fires.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StreamsTimer {
-    /// `session-timeout-<group>-<member>`: fence the member if it is still there.
-    SessionTimeout { group_id: String, member_id: String },
-    /// `rebalance-timeout-<group>-<member>`: fence the member if it is still at `member_epoch`.
-    RebalanceTimeout {
-        group_id: String,
-        member_id: String,
-        member_epoch: i32,
-    },
-    /// `initial-rebalance-timeout-<group>`: compute the first target assignment of the group.
-    InitialRebalance { group_id: String },
-}
+pub use crate::outcome::StreamsTimer;
 
 /// Kafka's `groupSessionTimeoutKey`.
 pub fn session_key(group_id: &str, member_id: &str) -> String {

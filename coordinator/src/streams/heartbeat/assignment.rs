@@ -13,7 +13,7 @@ use super::epoch::{AssignmentConfigsView, GroupEpoch};
 use super::records::current_assignment_record;
 use super::response::status;
 use crate::error::ApiError;
-use crate::shard::TimerTask;
+use crate::outcome::TimerTask;
 use crate::streams::assignor::TaskAssignor;
 use crate::streams::config::EffectiveConfig;
 use crate::streams::configure::ConfiguredTopology;

@@ -131,7 +131,7 @@ pub(super) fn maybe_schedule_initial_rebalance(
     hb: &Heartbeat<'_>,
     effective: &EffectiveConfig,
     pending: &mut BTreeSet<String>,
-    timers: &mut Timers<crate::shard::TimerTask>,
+    timers: &mut Timers<crate::outcome::TimerTask>,
 ) {
     if p.state == StreamsGroupState::Empty
         && effective.initial_rebalance_delay_ms > 0
@@ -140,7 +140,7 @@ pub(super) fn maybe_schedule_initial_rebalance(
         timers.schedule(
             timers::initial_rebalance_key(hb.gid),
             hb.now_ms + i64::from(effective.initial_rebalance_delay_ms),
-            crate::shard::TimerTask::Streams(timers::StreamsTimer::InitialRebalance {
+            crate::outcome::TimerTask::Streams(timers::StreamsTimer::InitialRebalance {
                 group_id: hb.gid.to_string(),
             }),
         );
