@@ -144,7 +144,7 @@ fn delete_groups(
             },
         };
         if error == ErrorCode::None {
-            crate::offsets::deletion::delete_all_offsets(&env.offsets, &group_id, &mut out.records);
+            crate::offsets::deletion::delete_all_offsets(env.offsets, &group_id, &mut out.records);
             delete_group_records(
                 env.streams,
                 env.classic,
