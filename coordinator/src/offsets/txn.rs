@@ -34,7 +34,7 @@ pub(crate) fn commit(
     let by_id = version >= 6;
     let mut errors = TopicErrors::new(by_id);
     let valid = check_topics(
-        &env.topics,
+        env.topics,
         by_id,
         r.topics.iter().map(|t| {
             (
