@@ -438,3 +438,188 @@ fn a_static_member_id_not_yet_written_is_fenced_by_the_next_coordinator() {
         code(ErrorCode::UnknownMemberId)
     );
 }
+
+/// Sends `request` at `version` to `shard`: its one answer and the records it wrote.
+fn send_on(
+    shard: &mut Shard,
+    request: impl Into<protocol::Request>,
+    version: i16,
+    now: i64,
+) -> (Response, Vec<Record>) {
+    let outcome = shard
+        .handle(
+            RequestToken(1_000_002),
+            &RequestContext::new(CLIENT_ID, CLIENT_HOST, version),
+            &request.into(),
+            now,
+        )
+        .unwrap();
+    assert_eq!(outcome.replies.len(), 1, "answered at once");
+    (outcome.replies[0].response.clone(), outcome.records)
+}
+
+fn commit_error_on(shard: &mut Shard, member: &str, generation: i32, now: i64) -> ErrorCode {
+    let (response, records) = send_on(
+        shard,
+        commit_request(GROUP, member, None, generation, "foo", 0, 7),
+        8,
+        now,
+    );
+    let error = match &response {
+        Response::OffsetCommit(r) => commit_errors(r)[0].2,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(records.is_empty(), error != ErrorCode::None);
+    error
+}
+
+/// Kafka 4.4.0 behaviour regroup keeps: a classic group's generation numbers are handed out again after
+/// a coordinator fail-over. `completeClassicGroupJoin` bumps the generation in memory and writes a
+/// GroupMetadata record only when the group is left empty; a non-empty group's generation is written
+/// by the leader's SyncGroup (`classicGroupSyncToClassicGroup`). So generations 2 and 3, whose leader
+/// never synced, exist only in the first coordinator's memory; the next coordinator loads generation 1
+/// and numbers the member's next rebalance 2 again (lower than the 3 it was given, and the number of
+/// the lost 2, now with another subscription and an assignment the lost one never had). A commit
+/// carrying the lost generation 2 is then admitted once the new generation 2 is Stable
+/// (REBALANCE_IN_PROGRESS before the leader's sync), as the admission compares only the number.
+/// Kafka's coordinator answers the same:
+/// conformance/oracle's ClassicGenerationReuseTest runs this sequence through Kafka 4.4.0's
+/// GroupCoordinatorService.
+#[test]
+fn a_generation_not_yet_written_is_numbered_again_by_the_next_coordinator() {
+    use protocol::messages::join_group_request::JoinGroupRequestProtocol;
+    let mut ctx = TestContext::new().with_topics(&[("foo", 1)]);
+    let foo = join_request()
+        .default_protocols()
+        .session(10000)
+        .rebalance(20000)
+        .build();
+    let foo_and_bar = join_request()
+        .raw_protocols(vec![
+            JoinGroupRequestProtocol::default()
+                .with_name(sb("range"))
+                .with_metadata(subscription(&["foo", "bar"])),
+        ])
+        .session(10000)
+        .rebalance(20000)
+        .build();
+
+    // 1. The member joins the new group and syncs as leader: generation 1 is written.
+    let first = ctx.join_now(foo.clone(), 9);
+    assert_eq!(first.error_code, code(ErrorCode::MemberIdRequired));
+    let m = first.member_id.to_string();
+    let j1 = ctx.join_v(foo.clone().with_member_id(sb(&m)), 9);
+    assert!(!ctx.is_done(&j1), "the initial rebalance delay");
+    ctx.sleep(3000);
+    let j1 = ctx.joined(&j1);
+    assert_eq!(
+        (j1.error_code, j1.generation_id, j1.leader.to_string()),
+        (0, 1, m.clone())
+    );
+    let s1 = ctx.sync(sync_request(&m, 1).with_assignments(vec![assignment(&m, &[1])]));
+    assert_eq!(ctx.synced(&s1).error_code, 0);
+    assert_eq!(ctx.synced(&s1).assignment.to_vec(), vec![1]);
+    assert_eq!(s1.records.len(), 1);
+    assert_eq!(metadata_value(&s1.records[0]).generation, 1);
+    let committed = ctx.log.clone();
+
+    // 2. The leader rejoins the Stable group: the join completes at once, generation 2, no record.
+    ctx.sleep(1000);
+    let j2 = ctx.join_v(foo.clone().with_member_id(sb(&m)), 9);
+    assert!(j2.records.is_empty());
+    let j2 = ctx.joined(&j2);
+    assert_eq!(
+        (j2.error_code, j2.generation_id, j2.leader.to_string()),
+        (0, 2, m.clone())
+    );
+
+    // 3. New metadata while CompletingRebalance: generation 3, no record; generation 2 is stale here.
+    ctx.sleep(1000);
+    let j3 = ctx.join_v(foo_and_bar.clone().with_member_id(sb(&m)), 9);
+    assert!(j3.records.is_empty());
+    let j3 = ctx.joined(&j3);
+    assert_eq!((j3.error_code, j3.generation_id), (0, 3));
+    assert_eq!(
+        ctx.log.len(),
+        committed.len(),
+        "nothing written since generation 1"
+    );
+    let now = ctx.now;
+    assert_eq!(
+        commit_error_on(&mut ctx.shard, &m, 2, now),
+        ErrorCode::IllegalGeneration
+    );
+    assert_eq!(
+        commit_error_on(&mut ctx.shard, &m, 3, now),
+        ErrorCode::RebalanceInProgress
+    );
+
+    // 4. The partition moves before generation 2 or 3 is written: the next coordinator knows 1.
+    let mut taken_over = Shard::new(ctx.shard.config.clone());
+    taken_over.set_topics(ctx.shard.topics.clone());
+    taken_over.replay_all(&committed);
+    taken_over.on_loaded(now);
+    let (sync3, _) = send_on(
+        &mut taken_over,
+        sync_request(&m, 3).with_assignments(vec![assignment(&m, &[2])]),
+        5,
+        now,
+    );
+    match &sync3 {
+        Response::SyncGroup(r) => assert_eq!(r.error_code, code(ErrorCode::IllegalGeneration)),
+        other => panic!("{other:?}"),
+    }
+    let (j4, records) = send_on(
+        &mut taken_over,
+        foo_and_bar.clone().with_member_id(sb(&m)),
+        9,
+        now,
+    );
+    assert!(records.is_empty());
+    let j4 = match j4 {
+        Response::JoinGroup(r) => r,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        (j4.error_code, j4.generation_id, j4.leader.to_string()),
+        (0, 2, m.clone()),
+        "generation 2 handed out again"
+    );
+    assert_eq!(j4.members[0].metadata, subscription(&["foo", "bar"]));
+
+    // A commit carrying the lost generation 2 (or the 3 the member was given).
+    assert_eq!(
+        commit_error_on(&mut taken_over, &m, 2, now),
+        ErrorCode::RebalanceInProgress
+    );
+    assert_eq!(
+        commit_error_on(&mut taken_over, &m, 3, now),
+        ErrorCode::IllegalGeneration
+    );
+    let (s4, records) = send_on(
+        &mut taken_over,
+        sync_request(&m, 2).with_assignments(vec![assignment(&m, &[2])]),
+        5,
+        now,
+    );
+    match &s4 {
+        Response::SyncGroup(r) => {
+            assert_eq!(r.error_code, 0);
+            assert_eq!(r.assignment.to_vec(), vec![2]);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(records.len(), 1);
+    let generation2 = metadata_value(&records[0]);
+    assert_eq!(generation2.generation, 2);
+    assert_eq!(generation2.members[0].assignment, vec![2]);
+    assert_eq!(
+        commit_error_on(&mut taken_over, &m, 2, now),
+        ErrorCode::None,
+        "a commit carrying the number of a lost generation is admitted"
+    );
+    assert_eq!(
+        commit_error_on(&mut taken_over, &m, 3, now),
+        ErrorCode::IllegalGeneration
+    );
+}
