@@ -16,6 +16,7 @@
 use crate::invariants::convergence::{
     CLASSIC_STATIC_MEMBER_FENCED_AFTER_MOVE, STREAMS_ASSIGNMENT_LOST_IN_FLIGHT,
 };
+use crate::invariants::epochs::CLASSIC_GENERATION_REUSED_AFTER_MOVE;
 use crate::invariants::{Invariant, Violation};
 
 /// One documented Kafka behaviour.
@@ -62,6 +63,19 @@ pub const KNOWN: &[KnownBehaviour] = &[
             AbstractCoordinator treats FENCED_INSTANCE_ID as fatal)",
         doc: "docs/findings.md#a-static-members-new-id-is-lost-when-the-coordinator-moves",
         proof: "conformance/oracle/src/test/java/dev/regroup/oracle/script/StaticMemberFailoverTest.java",
+    },
+    KnownBehaviour {
+        name: "kafka-classic-generation-reused-after-coordinator-move",
+        invariant: Invariant::MonotonicEpochs,
+        kind: CLASSIC_GENERATION_REUSED_AFTER_MOVE,
+        summary: "a classic group's generations handed out since its last GroupMetadata record (join \
+                  completions write none; the record is written at the leader's SyncGroup) are lost \
+                  with the coordinator, and the next one numbers them again: a consumer sees its \
+                  generation go back",
+        kafka: "Apache Kafka 4.4.0 (GroupMetadataManager.completeClassicGroupJoin writes no record \
+                for a non-empty group)",
+        doc: "docs/findings.md#classic-generations-are-numbered-again-after-a-coordinator-move",
+        proof: "conformance/oracle/src/test/java/dev/regroup/oracle/script/ClassicGenerationReuseTest.java",
     },
 ];
 

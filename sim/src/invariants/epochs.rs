@@ -174,6 +174,35 @@ impl ClusterEpochs {
     }
 }
 
+/// The kind of a classic consumer's generation going back after a coordinator move: the
+/// generations it saw last were handed out by a coordinator in memory only (a non-empty group's
+/// join completion writes no record; GroupMetadata is written at the leader's SyncGroup), the next
+/// coordinator loaded an older one and numbers its generations from there (docs/findings.md,
+/// "Classic generations are numbered again after a coordinator move").
+pub const CLASSIC_GENERATION_REUSED_AFTER_MOVE: &str =
+    "classic-generation-reused-after-coordinator-move";
+
+/// Whether a classic consumer's generation going from `from` to `to` bears that mark: no committed
+/// GroupMetadata of its group ever reached `from` (the committed generation is below `to`, which the
+/// new coordinator numbered from it), and the JoinGroup answers that gave the two came from
+/// different brokers (the one that gave `to` could only know the committed generations). A
+/// coordinator that went back on a generation it had written, or on one it gave itself, does not
+/// match.
+pub fn generation_reused_after_coordinator_move(
+    group: Option<&crate::model::ClassicGroup>,
+    from_broker: Option<&str>,
+    to_broker: Option<&str>,
+    from: i32,
+    to: i32,
+) -> bool {
+    let Some(g) = group.filter(|g| g.exists) else {
+        return false;
+    };
+    let never_committed = g.generation < to && to < from;
+    let moved = matches!((from_broker, to_broker), (Some(a), Some(b)) if a != b);
+    never_committed && moved
+}
+
 /// A client's own epoch change.
 pub fn check_client_epoch(
     at_ms: i64,
@@ -199,6 +228,32 @@ mod tests {
     };
 
     use super::*;
+
+    #[test]
+    fn a_generation_lost_with_its_coordinator_is_told_apart_from_a_regression() {
+        let g = crate::model::ClassicGroup {
+            partition: 1,
+            exists: true,
+            generation: 2,
+            ..Default::default()
+        };
+        let (b1, b2) = (Some("broker-1:9092"), Some("broker-2:9092"));
+        let reused = generation_reused_after_coordinator_move;
+        // 4 from broker-2 (never committed: the records stop at 2), then 3 from broker-1.
+        assert!(reused(Some(&g), b2, b1, 4, 3));
+        // Both from the same coordinator: no move explains it.
+        assert!(!reused(Some(&g), b1, b1, 4, 3));
+        assert!(!reused(Some(&g), None, b1, 4, 3));
+        // Generation 4 was committed: going back to 3 is no behaviour of Kafka.
+        let committed = crate::model::ClassicGroup {
+            generation: 4,
+            ..g.clone()
+        };
+        assert!(!reused(Some(&committed), b2, b1, 4, 3));
+        // Back to what was committed or below: the new coordinator numbers on from the committed one.
+        assert!(!reused(Some(&g), b2, b1, 4, 2));
+        assert!(!reused(None, b2, b1, 4, 3));
+    }
 
     fn group_epoch(epoch: i32) -> Record {
         Record::StreamsGroupMetadata {

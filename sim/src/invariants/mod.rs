@@ -130,6 +130,10 @@ pub struct ClientState {
     pub last_join_sent_ms: Option<i64>,
     /// Classic: when the JoinGroup that handed out the client's current member id was sent.
     pub id_join_sent_ms: Option<i64>,
+    /// Classic: the broker that answered the client's last JoinGroup.
+    pub last_join_broker: Option<String>,
+    /// Classic: the broker whose JoinGroup answer gave the client its current generation.
+    pub epoch_broker: Option<String>,
     /// Classic: the client died of FENCED_INSTANCE_ID with the mark of Kafka's static-member
     /// fencing after a coordinator move ([`convergence::CLASSIC_STATIC_MEMBER_FENCED_AFTER_MOVE`]).
     pub fenced_after_coordinator_move: bool,
@@ -207,6 +211,8 @@ impl Checker {
                 heartbeats_unanswered_since_delivery: 0,
                 last_join_sent_ms: None,
                 id_join_sent_ms: None,
+                last_join_broker: None,
+                epoch_broker: None,
                 fenced_after_coordinator_move: false,
             });
         if state.stopped && !matches!(kind, ClientEvent::Stopped { .. }) {
@@ -220,6 +226,8 @@ impl Checker {
             state.heartbeats_unanswered_since_delivery = 0;
             state.last_join_sent_ms = None;
             state.id_join_sent_ms = None;
+            state.last_join_broker = None;
+            state.epoch_broker = None;
             state.fenced_after_coordinator_move = false;
         }
         if state.member_id != member_id && !member_id.is_empty() {
@@ -236,6 +244,9 @@ impl Checker {
             }
             ClientEvent::RequestSent { api, .. } if *api == Api::JoinGroup => {
                 state.last_join_sent_ms = Some(at_ms);
+            }
+            ClientEvent::ResponseReceived { api, broker, .. } if *api == Api::JoinGroup => {
+                state.last_join_broker = Some(broker.clone());
             }
             ClientEvent::Fatal {
                 error: Some(ErrorCode::FencedInstanceId),
@@ -267,9 +278,31 @@ impl Checker {
             _ => {}
         }
         let fetch_sent = state.last_fetch_sent_ms;
+        let from_broker = state.epoch_broker.clone();
+        let to_broker = state.last_join_broker.clone();
+        if client.kind == ClientKind::Consumer
+            && matches!(
+                kind,
+                ClientEvent::EpochChanged { .. } | ClientEvent::Joined { .. }
+            )
+        {
+            state.epoch_broker = state.last_join_broker.clone();
+        }
         match kind {
             ClientEvent::EpochChanged { from, to } => {
-                epochs::check_client_epoch(at_ms, &client.name, member_id, *from, *to)
+                epochs::check_client_epoch(at_ms, &client.name, member_id, *from, *to).map_err(
+                    |v| {
+                        let reused = client.kind == ClientKind::Consumer
+                            && epochs::generation_reused_after_coordinator_move(
+                                model.classic.get(&client.group_id),
+                                from_broker.as_deref(),
+                                to_broker.as_deref(),
+                                *from,
+                                *to,
+                            );
+                        v.with_kind(reused.then_some(epochs::CLASSIC_GENERATION_REUSED_AFTER_MOVE))
+                    },
+                )
             }
             ClientEvent::OwnedTasks {
                 epoch,

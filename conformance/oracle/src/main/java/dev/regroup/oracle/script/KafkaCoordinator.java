@@ -118,6 +118,7 @@ final class KafkaCoordinator implements AutoCloseable {
      * Kafka's CoordinatorLoaderImpl replays the log.
      */
     KafkaCoordinator(Map<String, String> brokerConfigs, List<MemoryLog.Written> committed) {
+        log.startAfter(committed.size());
         ConfigDef def = brokerConfigDef();
         for (String k : brokerConfigs.keySet()) {
             if (!def.names().contains(k)) throw new ScriptException("unknown config " + k);

@@ -31,6 +31,14 @@ public final class MemoryLog implements PartitionWriter {
     private final List<Written> written = new ArrayList<>();
     private long endOffset;
 
+    /**
+     * Starts the log after {@code records} records another coordinator wrote, which a loading coordinator
+     * replays: its next write must get the offset after them, as it would in the partition's real log.
+     */
+    public void startAfter(long records) {
+        endOffset = records;
+    }
+
     /** The records written since the last call, in log order. */
     public List<Written> drain() {
         List<Written> out = new ArrayList<>(written);

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.Test;
 
-import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -150,27 +149,6 @@ class ClassicGenerationReuseTest {
         return last;
     }
 
-    /**
-     * The coordinator that loads {@code committed}, its log's end offset moved past them: KafkaCoordinator's
-     * loading constructor replays the records (and tells the runtime their offsets, 0 to n-1) but its
-     * MemoryLog starts at offset 0, so the loaded coordinator's first append would end at an offset the
-     * runtime has already passed and fail (UNKNOWN_SERVER_ERROR). The log of a real partition ends after
-     * the loaded records.
-     */
-    private static KafkaCoordinator takingOver(List<MemoryLog.Written> committed) {
-        KafkaCoordinator b = new KafkaCoordinator(Map.of(), committed);
-        try {
-            Field logField = KafkaCoordinator.class.getDeclaredField("log");
-            logField.setAccessible(true);
-            Field end = MemoryLog.class.getDeclaredField("endOffset");
-            end.setAccessible(true);
-            end.setLong(logField.get(b), committed.size());
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(e);
-        }
-        return b;
-    }
-
     @Test
     void aGenerationNotYetWrittenIsNumberedAgainByTheNextCoordinator() {
         // 1. M joins the new group and syncs as leader: generation 1 is written.
@@ -213,7 +191,7 @@ class ClassicGenerationReuseTest {
         assertTrue(a.drainRecords().isEmpty(), "no commit admitted");
 
         // 4. The partition moves before generation 2 or 3 is written: the next coordinator knows generation 1.
-        KafkaCoordinator b = takingOver(committed);
+        KafkaCoordinator b = new KafkaCoordinator(Map.of(), committed);
         b.setTopics(topics());
         b.setTime(6000);
         // M's SyncGroup of generation 3 reaches the new coordinator.
