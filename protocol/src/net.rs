@@ -126,3 +126,6 @@ mod tests {
         assert_eq!(client_host("[::1]:5555"), "/::1");
     }
 }
+
+#[cfg(feature = "turmoil")]
+pub mod turmoil_net;

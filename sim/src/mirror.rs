@@ -121,7 +121,7 @@ fn catch_up_replica(
                         offset,
                         batch: b.base_offset,
                         timestamp_ms: b.timestamp_ms,
-                        record: with_producer(record, b.producer),
+                        record: record.with_producer(b.producer),
                     }),
                     Ok(DecodeOutcome::UnknownType(_)) => {}
                     Err(e) => {
@@ -145,19 +145,4 @@ fn catch_up_replica(
     let reached = batches.last().map_or(0, |b| b.end_offset()).min(hw);
     *mirror.checked.entry(broker).or_insert(0) = reached;
     Ok(())
-}
-
-/// A transactional batch's offset commits are transactional commits.
-fn with_producer(record: Record, producer: Option<(i64, i16)>) -> Record {
-    match (record, producer) {
-        (Record::OffsetCommit { key, value }, Some((producer_id, producer_epoch))) => {
-            Record::TxnOffsetCommit {
-                producer_id,
-                producer_epoch,
-                key,
-                value,
-            }
-        }
-        (record, _) => record,
-    }
 }

@@ -17,6 +17,7 @@ pub mod node;
 pub mod placement;
 pub mod replica;
 pub mod runtime;
+mod runtime_shell;
 pub mod server;
 pub mod storage;
 

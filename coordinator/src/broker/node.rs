@@ -264,7 +264,10 @@ pub async fn start_broker<N: Net>(
             ready_to_unfence: false,
             caught_up: false,
             image: MetadataImage::new(),
-            runtime: CoordinatorRuntime::new(config.offsets_topic_partitions),
+            runtime: CoordinatorRuntime::new(
+                config.offsets_topic_partitions,
+                config.offsets_commit_timeout_ms,
+            ),
             replicas: BTreeMap::new(),
             pending: BTreeMap::new(),
             next_token: 0,
@@ -306,7 +309,7 @@ pub async fn start_broker<N: Net>(
     let n = node.clone();
     node.spawn(async move { super::metadata::run(n).await });
     let n = node.clone();
-    node.spawn(async move { super::runtime::run_timers(n).await });
+    node.spawn(async move { super::runtime_shell::run_timers(n).await });
     let n = node.clone();
     node.spawn(async move { super::replica::run_isr_checks(n).await });
     let n = node.clone();

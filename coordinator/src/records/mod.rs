@@ -65,6 +65,23 @@ pub enum Record {
 }
 
 impl Record {
+    /// The record as read from a batch written by `producer`: an offset commit in a transactional
+    /// batch is a transactional offset commit (Kafka's loader tells them apart by the batch, not the
+    /// record). Both the coordinator's load and the simulator's mirror read batches this way.
+    pub fn with_producer(self, producer: Option<(i64, i16)>) -> Record {
+        match (self, producer) {
+            (Record::OffsetCommit { key, value }, Some((producer_id, producer_epoch))) => {
+                Record::TxnOffsetCommit {
+                    producer_id,
+                    producer_epoch,
+                    key,
+                    value,
+                }
+            }
+            (record, _) => record,
+        }
+    }
+
     /// Kafka's record type (the `apiKey` of the coordinator-key schema).
     pub fn record_type(&self) -> i16 {
         match self {

@@ -6,7 +6,6 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
-use std::io;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -15,50 +14,11 @@ use coordinator::controller::server::start_controller;
 use coordinator::controller::{ControllerConfig, ControllerStorage};
 use coordinator::events::{ClusterEvent, EventKind, EventSink, Events};
 use coordinator::rpc::RpcClient;
-use protocol::net::{Net, NetListener};
+use protocol::net::Net;
 use protocol::{Request, Response};
 use uuid::Uuid;
 
-/// The simulated clock starts here (2026-01-01T00:00:00Z), so timestamps look like epochs.
-pub const EPOCH_MS: i64 = 1_767_225_600_000;
-
-/// turmoil's network and clock.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct TurmoilNet;
-
-pub struct TurmoilListener(turmoil::net::TcpListener);
-
-impl NetListener for TurmoilListener {
-    type Stream = turmoil::net::TcpStream;
-
-    async fn accept(&self) -> io::Result<(Self::Stream, String)> {
-        let (s, a) = self.0.accept().await?;
-        Ok((s, a.to_string()))
-    }
-
-    fn local_addr(&self) -> io::Result<String> {
-        self.0.local_addr().map(|a| a.to_string())
-    }
-}
-
-impl Net for TurmoilNet {
-    type Stream = turmoil::net::TcpStream;
-    type Listener = TurmoilListener;
-
-    async fn bind(&self, addr: &str) -> io::Result<Self::Listener> {
-        turmoil::net::TcpListener::bind(addr)
-            .await
-            .map(TurmoilListener)
-    }
-
-    async fn connect(&self, addr: &str) -> io::Result<Self::Stream> {
-        turmoil::net::TcpStream::connect(addr).await
-    }
-
-    fn now_ms(&self) -> i64 {
-        EPOCH_MS + turmoil::sim_elapsed().unwrap_or_default().as_millis() as i64
-    }
-}
+pub use protocol::net::turmoil_net::{EPOCH_MS, TurmoilNet};
 
 /// Every event of the run, in order.
 #[derive(Clone, Default)]
@@ -159,7 +119,7 @@ impl Cluster {
                     listen: "0.0.0.0:9093".into(),
                     ..ControllerConfig::default()
                 };
-                let _handle = start_controller(TurmoilNet, config, storage, sink).await?;
+                let _handle = start_controller(TurmoilNet::new(), config, storage, sink).await?;
                 std::future::pending::<()>().await;
                 Ok(())
             }
@@ -194,7 +154,7 @@ impl Cluster {
                     for (k, v) in &extra {
                         config.set(k, v).expect("broker config");
                     }
-                    let handle = start_broker(TurmoilNet, config, storage, sink).await?;
+                    let handle = start_broker(TurmoilNet::new(), config, storage, sink).await?;
                     handles.borrow_mut()[id as usize] = Some(handle.clone());
                     handle.wait_stopped().await;
                     Ok(())
@@ -233,12 +193,12 @@ impl Cluster {
 
 /// The current simulated time (ms since [`EPOCH_MS`]).
 pub fn now() -> i64 {
-    TurmoilNet.now_ms() - EPOCH_MS
+    TurmoilNet::new().now_ms() - EPOCH_MS
 }
 
 /// A raw Kafka client to one broker.
 pub fn client(host: &str) -> RpcClient<TurmoilNet> {
-    RpcClient::new(TurmoilNet, format!("{host}:9092"), "test-client")
+    RpcClient::new(TurmoilNet::new(), format!("{host}:9092"), "test-client")
 }
 
 /// Sends `request` at `version`; panics on a transport error.
