@@ -104,9 +104,13 @@ struct Context {
     generation: u64,
 }
 
-/// What a load needs besides the log: the shard's configs, the topics, and the broker identity
-/// member ids are drawn from.
+/// What a load reads: the partition's log, and what the new shard starts from (its configs, the
+/// topics, the broker identity its member ids are drawn from).
 pub struct LoadInputs<'a> {
+    /// The broker loading (for its log lines).
+    pub broker: i32,
+    pub batches: &'a [Batch],
+    pub log_end_offset: i64,
     pub config: &'a ShardConfig,
     pub topics: TopicsImage,
     pub incarnation_id: uuid::Uuid,
@@ -235,14 +239,13 @@ impl CoordinatorRuntime {
     /// decode. A load that is no longer wanted ([`Self::wants_load`]) does nothing.
     pub fn complete_load(
         &mut self,
-        broker: i32,
         p: i32,
         generation: u64,
-        batches: &[Batch],
-        log_end_offset: i64,
         inputs: LoadInputs<'_>,
         now_ms: i64,
     ) -> Vec<Effect> {
+        let (broker, batches, log_end_offset) =
+            (inputs.broker, inputs.batches, inputs.log_end_offset);
         if !self.wants_load(p, generation) {
             return Vec::new();
         }
@@ -629,8 +632,11 @@ mod tests {
         r
     }
 
-    fn inputs(config: &ShardConfig) -> LoadInputs<'_> {
+    fn inputs<'a>(config: &'a ShardConfig, batches: &'a [Batch]) -> LoadInputs<'a> {
         LoadInputs {
+            broker: 1,
+            batches,
+            log_end_offset: batches.iter().map(Batch::end_offset).max().unwrap_or(0),
             config,
             topics: TopicsImage::from_topics([TopicMetadata {
                 name: "t".into(),
@@ -648,7 +654,7 @@ mod tests {
         let Some(Effect::Load { generation, .. }) = effects.get(1).cloned() else {
             panic!("{effects:?}")
         };
-        r.complete_load(1, P, generation, &[], 0, inputs(config), 0);
+        r.complete_load(P, generation, inputs(config, &[]), 0);
         generation
     }
 
@@ -772,12 +778,9 @@ mod tests {
         let e = submit(&mut r, 2, &fetch(), true, 0, 0).unwrap_err();
         assert_eq!(e.code, ErrorCode::CoordinatorLoadInProgress);
         // A load of another generation is ignored; this one activates the shard.
-        assert!(
-            r.complete_load(1, P, 7, &[], 0, inputs(&config), 0)
-                .is_empty()
-        );
+        assert!(r.complete_load(P, 7, inputs(&config, &[]), 0).is_empty());
         assert_eq!(
-            r.complete_load(1, P, 1, &[], 0, inputs(&config), 0),
+            r.complete_load(P, 1, inputs(&config, &[]), 0),
             vec![Effect::Emit(EventKind::CoordinatorLoaded {
                 partition: P,
                 epoch: 3,
@@ -900,7 +903,7 @@ mod tests {
                 value: None,
             }],
         };
-        let effects = r.complete_load(1, P, 1, &[bad], 1, inputs(&config), 0);
+        let effects = r.complete_load(P, 1, inputs(&config, &[bad]), 0);
         assert!(
             matches!(
                 &effects[..],
@@ -930,7 +933,7 @@ mod tests {
                 }
             ]
         ));
-        assert!(r.complete_load(1, P, 2, &[], 0, inputs(&config), 0).len() == 1);
+        assert!(r.complete_load(P, 2, inputs(&config, &[]), 0).len() == 1);
         assert_eq!(r.context_state(P), Some((ContextState::Active, 4)));
         // A newer election of an active coordinator keeps it (Kafka keeps serving) and moves
         // the epoch its resignation is judged against.

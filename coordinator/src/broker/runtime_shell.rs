@@ -171,19 +171,14 @@ async fn load<N: Net>(node: Rc<Node<N>>, p: i32, _epoch: i32, generation: u64) {
         .log(GROUP_METADATA_TOPIC, p)
         .unwrap_or_default();
     let inputs = LoadInputs {
+        broker: node.id(),
+        batches: log.batches(),
+        log_end_offset: log.log_end_offset(),
         config: &node.config.shard,
         topics,
         incarnation_id: node.config.incarnation_id,
     };
-    let effects = core.runtime.complete_load(
-        node.id(),
-        p,
-        generation,
-        log.batches(),
-        log.log_end_offset(),
-        inputs,
-        now,
-    );
+    let effects = core.runtime.complete_load(p, generation, inputs, now);
     let loaded = effects
         .iter()
         .any(|e| matches!(e, Effect::Emit(EventKind::CoordinatorLoaded { .. })));
