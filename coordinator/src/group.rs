@@ -5,6 +5,41 @@
 use uuid::Uuid;
 
 use crate::error::ApiError;
+use crate::outcome::TimerTask;
+use crate::records::Record;
+use crate::timer::Timers;
+
+/// What one group type of a shard may ask of the other. Kafka keeps every group in one map, so a
+/// classic JoinGroup meets a streams group of the same id (and replaces it when it is empty,
+/// `maybeDeleteEmptyStreamsGroup`), and a streams join an empty classic one; each type sees the other
+/// only through this, so neither depends on the other.
+pub trait OtherGroupType {
+    /// Whether this type holds a group `group_id`.
+    fn holds(&self, group_id: &str) -> bool;
+    /// Whether that group exists and is empty.
+    fn is_empty(&self, group_id: &str) -> bool;
+    /// The records that delete the group (still to be replayed).
+    fn tombstones(&self, group_id: &str) -> Vec<Record>;
+    /// Cancels the group's timers (a deleted group's).
+    fn cancel_timers(&mut self, group_id: &str, timers: &mut Timers<TimerTask>);
+}
+
+/// The operations on a group a client may perform when no authorizer is configured (READ, DELETE,
+/// DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS as a bit field of their ACL operation codes).
+pub const ALL_GROUP_OPERATIONS: i32 = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11);
+
+/// From when an offset's retention runs (Kafka's `OffsetExpirationConditionImpl` and its base
+/// timestamp function). An offset committed with an explicit expire timestamp (OffsetCommit v2-4
+/// retention) expires at that timestamp instead, whatever the condition; the rule itself is in
+/// `offsets::expiration_condition`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OffsetExpirationCondition {
+    /// Since the offset was committed.
+    SinceCommit,
+    /// Since the group became empty (its current state timestamp); since the commit when the group
+    /// has no state timestamp (loaded from a GroupMetadata record without one).
+    SinceEmpty(Option<i64>),
+}
 
 /// The kind of a group, as DescribeGroups/ListGroups report it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

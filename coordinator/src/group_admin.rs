@@ -14,10 +14,10 @@ use protocol::{ErrorCode, Request};
 use crate::classic::ClassicGroups;
 use crate::context::RequestContext;
 use crate::group::GroupValidation;
+use crate::group_deletion::delete_group_records;
 use crate::java::JavaHashMapOrder;
 use crate::offsets::OffsetStore;
 use crate::outcome::{Outcome, RequestToken, TimerTask};
-use crate::records::Record;
 use crate::streams::StreamsGroups;
 use crate::timer::Timers;
 
@@ -35,25 +35,6 @@ impl GroupAdminEnv<'_> {
         self.streams
             .validation(group_id)
             .or_else(|| self.classic.validation(group_id))
-    }
-}
-
-/// Kafka's `createGroupTombstoneRecordsAndCancelTimers`: appends the records that delete the group,
-/// whatever its type, and cancels the group's timers (a streams group's initial-rebalance delay;
-/// Kafka's classic groups cancel none). The records still have to be replayed; offsets are not
-/// touched (see [`crate::offsets::deletion::delete_all_offsets`]).
-pub(crate) fn delete_group_records(
-    streams: &mut StreamsGroups,
-    classic: &ClassicGroups,
-    timers: &mut Timers<TimerTask>,
-    group_id: &str,
-    records: &mut Vec<Record>,
-) {
-    if streams.contains(group_id) {
-        records.extend(streams.tombstones(group_id));
-        streams.cancel_timers(group_id, timers);
-    } else {
-        records.extend(classic.tombstones(group_id));
     }
 }
 

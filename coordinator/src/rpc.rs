@@ -33,7 +33,7 @@ use protocol::request::{IncomingRequest, decode_request_frame, encode_request_fr
 use protocol::response::decode_response_frame;
 use protocol::{Request, Response};
 
-use crate::controller::records::MetadataRecord;
+use crate::metadata_records::MetadataRecord;
 use crate::net::Net;
 
 /// The first api key of regroup's internal requests.

@@ -160,7 +160,7 @@ impl Shard {
             | Record::StreamsGroupCurrentMemberAssignment { .. }
             | Record::StreamsGroupTopology { .. } => self.streams.replay(record),
             Record::OffsetCommit { .. } | Record::TxnOffsetCommit { .. } => {
-                crate::offsets::replay(self, record)
+                crate::offsets::replay(&mut self.offsets, &self.streams, &mut self.classic, record)
             }
             Record::GroupMetadata { key, value } => self.classic.replay(key, value.as_ref()),
         }
@@ -180,7 +180,7 @@ impl Shard {
         self.streams.on_loaded(&mut streams_env!(self), now_ms);
         self.classic
             .on_loaded(&self.config.classic, &mut self.timers, now_ms);
-        crate::offsets::expiration::schedule(self, now_ms);
+        crate::offsets::expiration::schedule(&self.config.offsets, &mut self.timers, now_ms);
     }
 
     /// Called when the shard is unloaded (the broker lost leadership): cancels every timer and answers
@@ -235,14 +235,21 @@ impl Shard {
     /// runs): tombstones for expired offsets and for the empty groups left without offsets, replayed
     /// and returned; the next run is scheduled `offsets.retention.check.interval.ms` later.
     pub fn cleanup_group_metadata(&mut self, now_ms: i64) -> Outcome {
-        let outcome = crate::offsets::expiration::run(self, now_ms);
+        let mut env = crate::offsets::expiration::ExpirationEnv {
+            config: &self.config.offsets,
+            offsets: &self.offsets,
+            streams: &mut self.streams,
+            classic: &self.classic,
+            timers: &mut self.timers,
+        };
+        let outcome = crate::offsets::expiration::run(&mut env, now_ms);
         self.commit(outcome)
     }
 
     /// Appends the records that delete the group, whatever its type, and cancels its timers
-    /// ([`crate::group_admin::delete_group_records`]).
+    /// ([`crate::group_deletion::delete_group_records`]).
     pub fn delete_group(&mut self, group_id: &str, records: &mut Vec<Record>) {
-        crate::group_admin::delete_group_records(
+        crate::group_deletion::delete_group_records(
             &mut self.streams,
             &self.classic,
             &mut self.timers,

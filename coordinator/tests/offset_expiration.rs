@@ -159,7 +159,19 @@ fn show(records: &[Record]) -> Vec<String> {
 /// and whether the group is left without offsets.
 fn cleanup(ctx: &mut TestContext, group: &str) -> (Vec<String>, bool) {
     let mut records = Vec::new();
-    let all_expired = expiration::cleanup_expired_offsets(&ctx.shard, group, ctx.now, &mut records);
+    let groups = expiration::GroupsView {
+        streams: &ctx.shard.streams,
+        classic: &ctx.shard.classic,
+    };
+    let retention = expiration::retention_ms(&ctx.shard.config.offsets);
+    let all_expired = expiration::cleanup_expired_offsets(
+        groups,
+        &ctx.shard.offsets,
+        retention,
+        group,
+        ctx.now,
+        &mut records,
+    );
     let shown = show(&records);
     for r in records {
         replay(ctx, r);

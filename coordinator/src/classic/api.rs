@@ -21,8 +21,8 @@ use super::member::Protocol;
 use super::responses::{join_error, opt_sb, reply_join, sb, shape_join, sync_error};
 use super::sync::{self, SyncRequest};
 use crate::context::RequestContext;
+use crate::group::OtherGroupType;
 use crate::outcome::{Outcome, RequestToken, TimerTask};
-use crate::streams::StreamsGroups;
 use crate::timer::Timers;
 
 /// What a classic request may touch: the classic groups with their configs and timers, and the
@@ -31,7 +31,7 @@ use crate::timer::Timers;
 pub(crate) struct ClassicEnv<'a> {
     pub config: &'a ClassicConfig,
     pub classic: &'a mut ClassicGroups,
-    pub streams: &'a mut StreamsGroups,
+    pub streams: &'a mut dyn OtherGroupType,
     pub timers: &'a mut Timers<TimerTask>,
 }
 
@@ -89,8 +89,8 @@ fn join_group(
         return;
     }
     // A classic join may replace an empty streams group, never a live one.
-    let conversion = if env.streams.contains(group_id) {
-        if !env.streams.is_empty_group(group_id) {
+    let conversion = if env.streams.holds(group_id) {
+        if !env.streams.is_empty(group_id) {
             reply_join(
                 out,
                 token,
@@ -349,7 +349,7 @@ fn describe_groups(
                     return;
                 }
             },
-            None if env.streams.contains(group_id) => {
+            None if env.streams.holds(group_id) => {
                 describe::describe_missing(group_id, NotClassic::OtherType, version)
             }
             None => describe::describe_missing(group_id, NotClassic::Unknown, version),

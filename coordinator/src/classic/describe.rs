@@ -8,9 +8,7 @@ use super::group::ClassicGroup;
 use super::responses::{opt_sb, sb};
 use super::state::GroupState;
 
-/// The operations on a group a client may perform when no authorizer is configured (READ, DELETE,
-/// DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS as a bit field of their ACL operation codes).
-pub(crate) const ALL_GROUP_OPERATIONS: i32 = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11);
+pub(crate) use crate::group::ALL_GROUP_OPERATIONS;
 
 /// Why a group id cannot be described as a classic group.
 pub(crate) enum NotClassic {

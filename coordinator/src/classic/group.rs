@@ -20,8 +20,8 @@ use protocol::ErrorCode;
 
 use super::member::{ClassicMember, ParkedJoin, ParkedSync, Protocol};
 use super::state::GroupState;
+use crate::group::OffsetExpirationCondition;
 use crate::java::JavaHashMapOrder;
-use crate::offsets::expiration::OffsetExpirationCondition;
 
 /// Kafka's `ConsumerProtocol.PROTOCOL_TYPE`.
 pub const CONSUMER_PROTOCOL_TYPE: &str = "consumer";

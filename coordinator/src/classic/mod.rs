@@ -11,7 +11,7 @@
 //! them. Every replay, own or not, updates the persisted view ([`ClassicGroups::persisted`]): what a
 //! coordinator taking over would load.
 
-pub mod config;
+pub use crate::config::classic as config;
 pub mod consumer_protocol;
 pub mod ctx;
 pub mod group;
@@ -164,7 +164,7 @@ impl ClassicGroups {
 
     /// Test hook mirroring Kafka tests that call `prepareRebalance(group)` directly: starts a rebalance of
     /// the group without any member rejoining. The caller replays the outcome's records, as
-    /// [`crate::shard::Shard::handle`] does.
+    /// `Shard::handle` does.
     pub fn prepare_rebalance(
         &mut self,
         group_id: &str,
@@ -412,4 +412,21 @@ impl ClassicGroups {
         };
         rebalance::reschedule_heartbeat(group, member_id, &mut ctx);
     }
+}
+
+impl crate::group::OtherGroupType for ClassicGroups {
+    fn holds(&self, group_id: &str) -> bool {
+        self.contains(group_id)
+    }
+
+    fn is_empty(&self, group_id: &str) -> bool {
+        self.is_empty_group(group_id)
+    }
+
+    fn tombstones(&self, group_id: &str) -> Vec<Record> {
+        ClassicGroups::tombstones(self, group_id)
+    }
+
+    /// Kafka cancels no timers of a classic group it deletes.
+    fn cancel_timers(&mut self, _group_id: &str, _timers: &mut Timers<TimerTask>) {}
 }

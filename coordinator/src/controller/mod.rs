@@ -12,7 +12,7 @@ pub mod config;
 pub mod election;
 pub mod heartbeat;
 pub mod image;
-pub mod records;
+pub use crate::metadata_records as records;
 pub mod server;
 pub mod state;
 

@@ -8,82 +8,81 @@
 //! left with no offsets and no pending transactional offsets is deleted if it is empty (Kafka's
 //! `maybeDeleteGroup`, which also cancels the group's timers).
 
+use super::config::OffsetsConfig;
+use super::store::OffsetStore;
+use crate::classic::ClassicGroups;
+use crate::group::GroupValidation;
+use crate::group_deletion::delete_group_records;
 use crate::outcome::{Outcome, TimerTask};
 use crate::records::Record;
-use crate::shard::Shard;
+use crate::streams::StreamsGroups;
+use crate::timer::Timers;
+
+/// The groups of every type, read-only: whether one exists and how its offsets age.
+#[derive(Clone, Copy)]
+pub struct GroupsView<'a> {
+    pub streams: &'a StreamsGroups,
+    pub classic: &'a ClassicGroups,
+}
+
+impl<'a> GroupsView<'a> {
+    fn validation(&self, group_id: &str) -> Option<&'a dyn GroupValidation> {
+        self.streams
+            .validation(group_id)
+            .or_else(|| self.classic.validation(group_id))
+    }
+}
+
+/// What the periodic expiration may touch: the offsets (read: its tombstones are records), the
+/// groups (a deleted streams group cancels its timers), and its own timer.
+pub(crate) struct ExpirationEnv<'a> {
+    pub config: &'a OffsetsConfig,
+    pub offsets: &'a OffsetStore,
+    pub streams: &'a mut StreamsGroups,
+    pub classic: &'a ClassicGroups,
+    pub timers: &'a mut Timers<TimerTask>,
+}
 
 use super::deletion::tombstone;
-use super::store::OffsetAndMetadata;
 
 /// Kafka's `GroupCoordinatorShard.GROUP_EXPIRATION_KEY`.
 pub const GROUP_EXPIRATION_KEY: &str = "expire-group-metadata";
 
-/// From when an offset's retention runs (Kafka's `OffsetExpirationConditionImpl` and its base
-/// timestamp function). An offset committed with an explicit expire timestamp (OffsetCommit v2-4
-/// retention) expires at that timestamp instead, whatever the condition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OffsetExpirationCondition {
-    /// Since the offset was committed.
-    SinceCommit,
-    /// Since the group became empty (its current state timestamp); since the commit when the group
-    /// has no state timestamp (loaded from a GroupMetadata record without one).
-    SinceEmpty(Option<i64>),
-}
-
-impl OffsetExpirationCondition {
-    /// `isOffsetExpired`, in Java `long` arithmetic.
-    pub fn is_offset_expired(
-        &self,
-        offset: &OffsetAndMetadata,
-        now_ms: i64,
-        retention_ms: i64,
-    ) -> bool {
-        if let Some(expire) = offset.expire_timestamp {
-            return now_ms >= expire;
-        }
-        let base = match self {
-            OffsetExpirationCondition::SinceCommit => offset.commit_timestamp,
-            OffsetExpirationCondition::SinceEmpty(state) => {
-                state.unwrap_or(offset.commit_timestamp)
-            }
-        };
-        now_ms.wrapping_sub(base) >= retention_ms
-    }
-}
+pub use super::expiration_condition::OffsetExpirationCondition;
 
 /// `offsets.retention.minutes` in milliseconds (`GroupCoordinatorConfig.offsetsRetentionMs`).
-fn retention_ms(shard: &Shard) -> i64 {
-    i64::from(shard.config.offsets.retention_minutes) * 60 * 1000
+pub fn retention_ms(config: &OffsetsConfig) -> i64 {
+    i64::from(config.retention_minutes) * 60 * 1000
 }
 
 /// The group's offset expiration condition (`Group.offsetExpirationCondition`); `None` when its offsets
 /// must not expire now, or when there is no such group.
-fn condition(shard: &Shard, group_id: &str) -> Option<OffsetExpirationCondition> {
-    if let Some(group) = shard.streams.group(group_id) {
+fn condition(groups: GroupsView<'_>, group_id: &str) -> Option<OffsetExpirationCondition> {
+    if let Some(group) = groups.streams.group(group_id) {
         return Some(group.offset_expiration_condition());
     }
-    shard.classic.get(group_id)?.offset_expiration_condition()
+    groups.classic.get(group_id)?.offset_expiration_condition()
 }
 
 /// `cleanupExpiredOffsets`: appends a tombstone for every expired offset of the group (in Kafka's
 /// iteration order) and returns whether the group is left with no offsets, committed or pending.
 pub fn cleanup_expired_offsets(
-    shard: &Shard,
+    groups: GroupsView<'_>,
+    store: &OffsetStore,
+    retention_ms: i64,
     group_id: &str,
     now_ms: i64,
     records: &mut Vec<Record>,
 ) -> bool {
-    let store = &shard.offsets;
     let Some(topics) = store.group(group_id) else {
         return !store.group_has_pending(group_id);
     };
     // Kafka expects the owner of committed offsets to exist (a commit creates a simple group).
-    let (Some(condition), Some(group)) =
-        (condition(shard, group_id), shard.group_validation(group_id))
+    let (Some(condition), Some(group)) = (condition(groups, group_id), groups.validation(group_id))
     else {
         return false;
     };
-    let retention = retention_ms(shard);
+    let retention = retention_ms;
     let mut all_expired = true;
     for (topic, partitions) in topics.iter() {
         if group.is_subscribed_to_topic(topic) {
@@ -109,24 +108,41 @@ pub fn cleanup_expired_offsets(
 /// the order of its group map; the records of different groups touch different keys). Every group
 /// may expire (`Group.shouldExpire`): regroup has no topology description plugin to pin a streams
 /// group. The records are not replayed here.
-pub(crate) fn cleanup_group_metadata(shard: &mut Shard, now_ms: i64) -> Vec<Record> {
-    let mut group_ids: Vec<String> = shard
+pub(crate) fn cleanup_group_metadata(env: &mut ExpirationEnv<'_>, now_ms: i64) -> Vec<Record> {
+    let mut group_ids: Vec<String> = env
         .classic
         .groups()
         .map(|g| g.group_id().to_string())
-        .chain(shard.streams.group_ids().cloned())
+        .chain(env.streams.group_ids().cloned())
         .collect();
     group_ids.sort();
+    let retention = retention_ms(env.config);
     let mut records = Vec::new();
     for group_id in group_ids {
-        if !cleanup_expired_offsets(shard, &group_id, now_ms, &mut records) {
+        let groups = GroupsView {
+            streams: env.streams,
+            classic: env.classic,
+        };
+        if !cleanup_expired_offsets(
+            groups,
+            env.offsets,
+            retention,
+            &group_id,
+            now_ms,
+            &mut records,
+        ) {
             continue;
         }
         // `maybeDeleteGroup`: only an empty group is deleted.
-        let empty =
-            shard.classic.is_empty_group(&group_id) || shard.streams.is_empty_group(&group_id);
+        let empty = env.classic.is_empty_group(&group_id) || env.streams.is_empty_group(&group_id);
         if empty {
-            shard.delete_group(&group_id, &mut records);
+            delete_group_records(
+                env.streams,
+                env.classic,
+                env.timers,
+                &group_id,
+                &mut records,
+            );
         }
     }
     records
@@ -134,18 +150,16 @@ pub(crate) fn cleanup_group_metadata(shard: &mut Shard, now_ms: i64) -> Vec<Reco
 
 /// `scheduleGroupMetadataExpiration`: the next run, `offsets.retention.check.interval.ms` from now
 /// (replacing a scheduled one).
-pub(crate) fn schedule(shard: &mut Shard, now_ms: i64) {
-    let deadline = now_ms.saturating_add(shard.config.offsets.retention_check_interval_ms);
-    shard
-        .timers
-        .schedule(GROUP_EXPIRATION_KEY, deadline, TimerTask::GroupExpiration);
+pub(crate) fn schedule(config: &OffsetsConfig, timers: &mut Timers<TimerTask>, now_ms: i64) {
+    let deadline = now_ms.saturating_add(config.retention_check_interval_ms);
+    timers.schedule(GROUP_EXPIRATION_KEY, deadline, TimerTask::GroupExpiration);
 }
 
 /// One run at `now_ms` (the timer firing, or a direct call): its records, not replayed yet; the next run
 /// is scheduled, as Kafka's `cleanupGroupMetadata` reschedules itself.
-pub(crate) fn run(shard: &mut Shard, now_ms: i64) -> Outcome {
-    let records = cleanup_group_metadata(shard, now_ms);
-    schedule(shard, now_ms);
+pub(crate) fn run(env: &mut ExpirationEnv<'_>, now_ms: i64) -> Outcome {
+    let records = cleanup_group_metadata(env, now_ms);
+    schedule(env.config, env.timers, now_ms);
     Outcome {
         records,
         ..Outcome::default()

@@ -7,9 +7,10 @@
 //! Transactional offsets are stored as pending until their transaction ends
 //! ([`OffsetStore::end_transaction`]); regroup has no transaction coordinator, so nothing ends them yet.
 
-pub mod config;
+pub use crate::config::offsets as config;
 pub mod deletion;
 pub mod expiration;
+pub mod expiration_condition;
 pub mod store;
 
 mod commit;
@@ -31,7 +32,6 @@ use crate::context::RequestContext;
 use crate::group::GroupValidation;
 use crate::outcome::{Outcome, RequestToken, TimerTask};
 use crate::records::Record;
-use crate::shard::Shard;
 use crate::streams::StreamsGroups;
 use crate::timer::Timers;
 use crate::topics::TopicsImage;
@@ -82,7 +82,12 @@ pub(crate) fn handle(
 
 /// Applies an offset record. Committing offsets for a group that does not exist creates a simple
 /// (empty, protocol-less) classic group, as Kafka's replay does.
-pub(crate) fn replay(shard: &mut Shard, record: &Record) {
+pub(crate) fn replay(
+    offsets: &mut OffsetStore,
+    streams: &StreamsGroups,
+    classic: &mut ClassicGroups,
+    record: &Record,
+) {
     let (key, value, producer_id) = match record {
         Record::OffsetCommit { key, value } => (key, value.as_ref(), None),
         Record::TxnOffsetCommit {
@@ -93,10 +98,12 @@ pub(crate) fn replay(shard: &mut Shard, record: &Record) {
         } => (key, value.as_ref(), Some(*producer_id)),
         _ => return,
     };
-    if value.is_some() && shard.group_validation(&key.group).is_none() {
-        shard.classic.create_empty_group(&key.group, None);
+    let known =
+        streams.validation(&key.group).is_some() || classic.validation(&key.group).is_some();
+    if value.is_some() && !known {
+        classic.create_empty_group(&key.group, None);
     }
-    shard.offsets.replay(key, value, producer_id);
+    offsets.replay(key, value, producer_id);
 }
 
 /// Kafka's `isMetadataInvalid`: metadata longer (in UTF-16 code units, Java's `String.length()`) than

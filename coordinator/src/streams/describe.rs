@@ -234,7 +234,7 @@ impl StreamsGroups {
                 continue;
             }
             let Some(group) = self.groups.get(id) else {
-                let message = if env.classic.contains(id) {
+                let message = if env.classic.holds(id) {
                     format!("Group {id} is not a streams group.")
                 } else {
                     format!("Group {id} not found.")
@@ -298,7 +298,7 @@ impl StreamsGroups {
             // KafkaApis fills them for every described group; a broker without authorizer allows every
             // group operation (the value DescribeGroups reports too).
             for g in invalid.iter_mut().filter(|g| g.error_code == 0) {
-                g.authorized_operations = crate::classic::describe::ALL_GROUP_OPERATIONS;
+                g.authorized_operations = crate::group::ALL_GROUP_OPERATIONS;
             }
         }
         StreamsGroupDescribeResponse::default().with_groups(invalid)

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::offsets::expiration::OffsetExpirationCondition;
+use crate::group::OffsetExpirationCondition;
 use crate::streams::configure::ConfiguredTopology;
 use crate::streams::member::StreamsGroupMember;
 use crate::streams::tasks::{TasksTuple, TasksWithEpochs};

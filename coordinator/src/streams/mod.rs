@@ -9,7 +9,7 @@
 //! persistent state ([`StreamsGroups::persistent_state`]).
 
 pub mod assignor;
-pub mod config;
+pub use crate::config::streams as config;
 pub mod configure;
 pub mod describe;
 pub mod endpoints;
@@ -38,7 +38,6 @@ use protocol::{ErrorCode, Request, Response};
 
 pub use config::StreamsConfig;
 
-use crate::classic::ClassicGroups;
 use crate::config::ShardConfig;
 use crate::context::RequestContext;
 use crate::error::ApiError;
@@ -59,7 +58,8 @@ use crate::topics::TopicsImage;
 pub struct StreamsEnv<'a> {
     pub config: &'a ShardConfig,
     pub topics: &'a TopicsImage,
-    pub classic: &'a ClassicGroups,
+    /// The classic groups, which a streams join may replace when empty.
+    pub classic: &'a dyn crate::group::OtherGroupType,
     pub timers: &'a mut Timers<TimerTask>,
 }
 
@@ -601,4 +601,22 @@ pub(crate) fn error_response(e: &ApiError) -> StreamsGroupHeartbeatResponse {
     StreamsGroupHeartbeatResponse::default()
         .with_error_code(code.code())
         .with_error_message(message.map(StrBytes::from_string))
+}
+
+impl crate::group::OtherGroupType for StreamsGroups {
+    fn holds(&self, group_id: &str) -> bool {
+        self.contains(group_id)
+    }
+
+    fn is_empty(&self, group_id: &str) -> bool {
+        self.is_empty_group(group_id)
+    }
+
+    fn tombstones(&self, group_id: &str) -> Vec<Record> {
+        StreamsGroups::tombstones(self, group_id)
+    }
+
+    fn cancel_timers(&mut self, group_id: &str, timers: &mut Timers<TimerTask>) {
+        StreamsGroups::cancel_timers(self, group_id, timers)
+    }
 }

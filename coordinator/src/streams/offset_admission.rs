@@ -1,7 +1,7 @@
 //! What a streams group admits of offset commits, offset fetches, offset deletes and its own
 //! deletion: Kafka 4.4's `StreamsGroup` implementation of the `Group` interface
 //! (`validateOffsetCommit`, `validateOffsetFetch`, `validateOffsetDelete`, `validateDeleteGroup`,
-//! `isSubscribedToTopic`). The offsets code (`crate::offsets`) asks it through
+//! `isSubscribedToTopic`). The offsets code asks it through
 //! [`GroupValidation`]; a commit that passes may still be checked per partition
 //! ([`CommitPartitionValidator::Check`]).
 

@@ -50,7 +50,7 @@ impl StreamsGroups {
         let group_id = r.group_id.as_str();
         let member_id = r.member_id.as_str();
         let Some(group) = self.groups.get_mut(group_id) else {
-            return Err(if env.classic.contains(group_id) {
+            return Err(if env.classic.holds(group_id) {
                 not_streams_group(group_id)
             } else {
                 ApiError::new(

@@ -215,8 +215,8 @@ impl StreamsGroups {
         if self.groups.contains_key(group_id) {
             return Ok(None);
         }
-        if env.classic.contains(group_id) {
-            if joining && env.classic.is_empty_group(group_id) {
+        if env.classic.holds(group_id) {
+            if joining && env.classic.is_empty(group_id) {
                 records.extend(env.classic.tombstones(group_id));
             } else {
                 return Err(errors::not_streams_group(group_id));

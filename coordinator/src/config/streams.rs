@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::config::{ConfigError, parse_i64};
+use super::values::{ConfigError, parse_i64};
 
 /// The streams part of the shard config, with Kafka 4.4's defaults.
 #[derive(Debug, Clone, PartialEq, Eq)]

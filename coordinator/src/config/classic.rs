@@ -2,7 +2,7 @@
 //! `group.min.session.timeout.ms`, `group.max.session.timeout.ms`, `group.initial.rebalance.delay.ms`
 //! and `group.max.size`. Kafka has no per-group overrides for classic groups.
 
-use crate::config::{ConfigError, parse_i32_in};
+use super::values::{ConfigError, parse_i32_in};
 
 /// How long a new member may wait in JoinGroup before it is expired (Kafka's
 /// `CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS`, not configurable).

@@ -4,32 +4,15 @@
 
 use std::collections::BTreeMap;
 
-use crate::classic::ClassicConfig;
-use crate::offsets::OffsetsConfig;
-use crate::streams::StreamsConfig;
+pub mod classic;
+pub mod offsets;
+pub mod streams;
+pub mod values;
 
-/// A config key or value the shard refuses, with Kafka's wording where Kafka has one.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ConfigError {
-    #[error("unknown config {0}")]
-    UnknownKey(String),
-    #[error("invalid value {value} for config {key}: {reason}")]
-    InvalidValue {
-        key: String,
-        value: String,
-        reason: String,
-    },
-}
-
-impl ConfigError {
-    pub fn invalid(key: &str, value: impl std::fmt::Display, reason: impl Into<String>) -> Self {
-        ConfigError::InvalidValue {
-            key: key.to_string(),
-            value: value.to_string(),
-            reason: reason.into(),
-        }
-    }
-}
+pub use classic::ClassicConfig;
+pub use offsets::OffsetsConfig;
+pub use streams::StreamsConfig;
+pub use values::{ConfigError, parse_i32_in, parse_i64};
 
 /// Everything a shard is configured with.
 #[derive(Debug, Clone, Default)]
@@ -72,25 +55,4 @@ impl ShardConfig {
             .and_then(|m| m.get(key))
             .map(String::as_str)
     }
-}
-
-/// Parses an integer config value (shared by the parts' `try_set`).
-pub fn parse_i64(key: &str, value: &str) -> Result<i64, ConfigError> {
-    value
-        .trim()
-        .parse::<i64>()
-        .map_err(|_| ConfigError::invalid(key, value, "not an integer"))
-}
-
-/// Parses an int config value and checks `min <= v <= max`.
-pub fn parse_i32_in(key: &str, value: &str, min: i32, max: i32) -> Result<i32, ConfigError> {
-    let v = parse_i64(key, value)?;
-    if v < i64::from(min) || v > i64::from(max) {
-        return Err(ConfigError::invalid(
-            key,
-            value,
-            format!("must be in the range {min} to {max}"),
-        ));
-    }
-    Ok(v as i32)
 }

@@ -1,7 +1,7 @@
 //! Offset configs with Kafka 4.4's defaults and bounds (`GroupCoordinatorConfig`):
 //! `offset.metadata.max.bytes`, `offsets.retention.minutes`, `offsets.retention.check.interval.ms`.
 
-use crate::config::{ConfigError, parse_i32_in, parse_i64};
+use super::values::{ConfigError, parse_i32_in, parse_i64};
 
 /// The offsets part of the shard config.
 #[derive(Debug, Clone, PartialEq, Eq)]

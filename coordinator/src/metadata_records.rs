@@ -5,7 +5,7 @@
 //! Only the records and fields the broker lifecycle and partition leadership need are modelled
 //! (feature levels, broker registrations and their changes, topics, partitions and partition
 //! changes). They travel to brokers as JSON over regroup's internal metadata fetch (see
-//! [`crate::rpc`]); their field names follow Kafka's record schemas.
+//! `rpc.rs`); their field names follow Kafka's record schemas.
 
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
