@@ -2,6 +2,7 @@
 
 pub mod assign_cli;
 pub mod bench_cli;
+pub mod bugs_cli;
 pub mod catalogue;
 pub mod conformance;
 pub mod html;

@@ -32,6 +32,8 @@ enum Command {
     Replay(scenarios::sweep::ReplayArgs),
     /// Measure the simulator: simulated seconds per wall second (see docs/cost.md).
     Bench(scenarios::bench_cli::BenchArgs),
+    /// List the Kafka bug switches (see docs/bug-zoo.md).
+    Bugs(scenarios::bugs_cli::BugsArgs),
     /// Run a one-node cluster on real TCP for Kafka clients (see docs/broker.md).
     Serve(scenarios::serve_cli::ServeArgs),
     /// Inspect the Kafka wire format: sample frames of any api regroup serves, decode frames.
@@ -51,6 +53,7 @@ fn main() {
         Some(Command::Assign(args)) => std::process::exit(scenarios::assign_cli::run(&args)),
         Some(Command::Script(args)) => std::process::exit(scenarios::script_cli::run(&args)),
         Some(Command::Run(args)) => std::process::exit(scenarios::run_cli::run(&args)),
+        Some(Command::Bugs(args)) => std::process::exit(scenarios::bugs_cli::run(&args)),
         Some(Command::Bench(args)) => std::process::exit(scenarios::bench_cli::run(&args)),
         Some(Command::Serve(args)) => std::process::exit(scenarios::serve_cli::run(&args)),
         Some(Command::Wire(args)) => std::process::exit(scenarios::wire_cli::run(args)),

@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use kafka_bugs::KafkaBugs;
 use serde_json::{Value, json};
 use sim::cluster::SetupError;
 use sim::invariants::{Invariant, Violation};
@@ -29,6 +30,8 @@ pub struct ScenarioRun {
     pub summary: Summary,
     /// When the last fault window ended.
     pub heal_ms: u64,
+    /// The Kafka bugs that were switched on (none: Kafka 4.4.0).
+    pub bugs: KafkaBugs,
 }
 
 /// What a run amounts to once its violations are classified ([`sim::known`]).
@@ -61,19 +64,37 @@ impl Verdict {
     }
 }
 
-/// The command that replays `scenario` with `seed`.
-pub fn replay_command(scenario: &str, seed: u64) -> String {
-    format!("cargo run --release -- run {scenario} --seed {seed}")
+/// The command that replays `scenario` with `seed` and the Kafka bugs `bugs` switched on.
+pub fn replay_command(scenario: &str, seed: u64, bugs: &KafkaBugs) -> String {
+    format!(
+        "cargo run --release -- run {scenario} --seed {seed}{}",
+        bugs.cli_args()
+    )
 }
 
-/// Runs `scenario` with `seed` and checks its own expectations. The event log is always kept
-/// (the scenario's check reads it); `keep_log` false drops it from the result afterwards.
+/// Runs `scenario` with `seed` (Kafka 4.4.0, no bug switched on); see [`run_scenario_with`].
 pub fn run_scenario(
     scenario: &Scenario,
     seed: u64,
     keep_log: bool,
 ) -> Result<ScenarioRun, SetupError> {
-    let prepared = scenario.prepare(seed);
+    run_scenario_with(scenario, seed, keep_log, &KafkaBugs::none())
+}
+
+/// Runs `scenario` with `seed` and the Kafka bugs `bugs` switched on (added to any the scenario's
+/// cluster switches on itself), and checks its own expectations. The event log is always kept (the
+/// scenario's check reads it); `keep_log` false drops it from the result afterwards.
+pub fn run_scenario_with(
+    scenario: &Scenario,
+    seed: u64,
+    keep_log: bool,
+    bugs: &KafkaBugs,
+) -> Result<ScenarioRun, SetupError> {
+    let mut prepared = scenario.prepare(seed);
+    for bug in bugs.iter() {
+        prepared.spec.kafka_bugs.insert(bug);
+    }
+    let bugs = prepared.spec.kafka_bugs.clone();
     let mut options = prepared.options.clone();
     options.keep_events = true;
     let heal_ms = prepared.schedule.heal_ms();
@@ -124,6 +145,7 @@ pub fn run_scenario(
         determinism: None,
         summary,
         heal_ms,
+        bugs,
     })
 }
 
@@ -132,9 +154,10 @@ pub fn check_determinism(
     scenario: &Scenario,
     seed: u64,
     keep_events: bool,
+    bugs: &KafkaBugs,
 ) -> Result<ScenarioRun, SetupError> {
-    let first = run_scenario(scenario, seed, false)?;
-    let mut second = run_scenario(scenario, seed, keep_events)?;
+    let first = run_scenario_with(scenario, seed, false, bugs)?;
+    let mut second = run_scenario_with(scenario, seed, keep_events, bugs)?;
     let (a, b) = (
         first.outcome.trace_hash.clone(),
         second.outcome.trace_hash.clone(),
@@ -176,7 +199,7 @@ impl ScenarioRun {
     }
 
     pub fn replay(&self) -> String {
-        replay_command(self.scenario, self.seed)
+        replay_command(self.scenario, self.seed, &self.bugs)
     }
 
     /// The `--json` object.
@@ -193,6 +216,7 @@ impl ScenarioRun {
             "swarm": self.swarm.as_ref().map(|s| serde_json::to_value(s).unwrap_or(Value::Null)),
             "groups": serde_json::to_value(&self.outcome.groups).unwrap_or(Value::Null),
             "replay": self.replay(),
+            "kafkaBugs": self.bugs,
             "build": sim::build_info::REVISION,
             "faults": serde_json::to_value(&self.outcome.faults).unwrap_or(Value::Null),
             "convergedAtMs": self.outcome.converged_at_ms,
@@ -215,6 +239,9 @@ impl ScenarioRun {
             self.seed,
             sim::build_info::REVISION
         );
+        if !self.bugs.is_empty() {
+            let _ = writeln!(s, "kafka bugs switched on: {}", self.bugs);
+        }
         if let Some(sw) = &self.swarm {
             let _ = writeln!(
                 s,

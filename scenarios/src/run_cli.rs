@@ -1,4 +1,5 @@
-//! `regroup run <scenario> [--seed N] [--json] [--trace FILE] [--check-determinism]`.
+//! `regroup run <scenario> [--seed N] [--json] [--trace FILE] [--check-determinism]
+//! [--kafka-bug NAME]...`.
 //!
 //! Exit codes: 0 passed (or only known behaviours of Kafka 4.4.0 fired, see `sim::known`, unless
 //! `--strict`), 1 an invariant (or expectation, or determinism) was violated, 2 usage or setup error.
@@ -7,8 +8,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use kafka_bugs::KafkaBug;
+
+use crate::bugs_cli::{bug_set, parse_bug};
 use crate::catalogue;
-use crate::run::{check_determinism, run_scenario};
+use crate::run::{check_determinism, run_scenario_with};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -32,6 +36,9 @@ pub struct RunArgs {
     /// Fail (exit 1) on known behaviours of Kafka 4.4.0 too.
     #[arg(long)]
     pub strict: bool,
+    /// Switch a Kafka bug on (repeatable; `regroup bugs` lists them).
+    #[arg(long = "kafka-bug", value_name = "NAME", value_parser = parse_bug)]
+    pub kafka_bug: Vec<KafkaBug>,
 }
 
 pub fn run(args: &RunArgs) -> i32 {
@@ -57,10 +64,11 @@ pub fn run(args: &RunArgs) -> i32 {
         },
     };
     let keep = args.trace.is_some() || args.html.is_some();
+    let bugs = bug_set(&args.kafka_bug);
     let result = if args.check_determinism {
-        check_determinism(&scenario, seed, keep)
+        check_determinism(&scenario, seed, keep, &bugs)
     } else {
-        run_scenario(&scenario, seed, keep)
+        run_scenario_with(&scenario, seed, keep, &bugs)
     };
     let report = match result {
         Ok(r) => r,

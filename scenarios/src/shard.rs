@@ -11,6 +11,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use clap::Args;
+use kafka_bugs::KafkaBugs;
 use serde_json::Value;
 
 use crate::sweep::{
@@ -127,6 +128,12 @@ fn read_result(path: &PathBuf) -> Result<ShardResult, String> {
             parse_shard(&format!("{index}/{count}")).map_err(|e| format!("{name}: shard {e}"))?
         }
     };
+    // A sweep of an older build has no "kafkaBugs": none were switched on.
+    let bug_names: Vec<&str> = v["kafkaBugs"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let kafka_bugs = KafkaBugs::parse(bug_names).map_err(|e| format!("{name}: {e}"))?;
     let strict = v["strict"]
         .as_bool()
         .ok_or_else(|| not_ours("no \"strict\""))?;
@@ -153,6 +160,7 @@ fn read_result(path: &PathBuf) -> Result<ShardResult, String> {
             scenarios,
             seeds,
             shard: Some(shard),
+            kafka_bugs,
         },
         strict,
         runs,
@@ -221,6 +229,12 @@ pub fn merge_results(paths: &[PathBuf]) -> Result<Merged, String> {
                 "{a} and {b} are shards of different sweeps: seeds {} and {}",
                 first.header.seeds_text(),
                 s.header.seeds_text()
+            ));
+        }
+        if s.header.kafka_bugs != first.header.kafka_bugs {
+            return Err(format!(
+                "{a} and {b} are shards of different sweeps: Kafka bugs {} and {}",
+                first.header.kafka_bugs, s.header.kafka_bugs
             ));
         }
         let other = s.header.shard.map_or(1, |s| s.count);

@@ -14,7 +14,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value, json};
 
 use crate::catalogue::{self, Scenario};
-use crate::run::{ScenarioRun, Verdict, replay_command, run_scenario, violations_json};
+use kafka_bugs::{KafkaBug, KafkaBugs};
+
+use crate::bugs_cli::{bug_set, parse_bug};
+use crate::run::{ScenarioRun, Verdict, replay_command, run_scenario_with, violations_json};
 use crate::shard::{MergeArgs, Shard, parse_shard};
 
 /// One finished run.
@@ -57,11 +60,13 @@ impl JobResult {
     }
 }
 
-/// Runs every (scenario, seed) on `threads` threads, ticking `progress` once per finished run.
+/// Runs every (scenario, seed) on `threads` threads with the Kafka bugs `bugs` switched on,
+/// ticking `progress` once per finished run.
 pub fn run_jobs(
     jobs: &[(Scenario, u64)],
     threads: usize,
     progress: Option<&ProgressBar>,
+    bugs: &KafkaBugs,
 ) -> Vec<JobResult> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<JobResult>>> = Mutex::new(vec![None; jobs.len()]);
@@ -74,7 +79,8 @@ pub fn run_jobs(
                         break;
                     };
                     let started = Instant::now();
-                    let run = run_scenario(scenario, *seed, false).map_err(|e| e.to_string());
+                    let run =
+                        run_scenario_with(scenario, *seed, false, bugs).map_err(|e| e.to_string());
                     let result = JobResult {
                         scenario: scenario.name,
                         seed: *seed,
@@ -365,7 +371,7 @@ pub fn report(results: &[RunRecord], strict: bool, docs: &[KnownDoc], files: &[P
             r.scenario,
             r.seed,
             r.failure.as_deref().unwrap_or_default(),
-            replay_command(&r.scenario, r.seed)
+            r.json["replay"].as_str().unwrap_or_default()
         ));
     }
     for f in files {
@@ -386,6 +392,8 @@ pub struct SweepHeader {
     pub scenarios: Vec<String>,
     pub seeds: Vec<u64>,
     pub shard: Option<Shard>,
+    /// The Kafka bugs every run had switched on.
+    pub kafka_bugs: KafkaBugs,
 }
 
 impl SweepHeader {
@@ -418,6 +426,7 @@ pub fn report_json(
         "seeds": header.seeds_text(),
         "pairs": header.pairs(),
         "shard": header.shard.map(|s| json!({"index": s.index, "count": s.count})),
+        "kafkaBugs": header.kafka_bugs,
         "runs": results.iter().map(|r| r.json.clone()).collect::<Vec<_>>(),
         "passed": count(Tally::Passed),
         "known": count(Tally::Known),
@@ -450,11 +459,12 @@ const FAILURE_FILE_KEYS: &[&str] = &[
     "verdict",
     "violations",
     "swarm",
+    "kafkaBugs",
     "replay",
 ];
 
 /// The failure file of a failed run: everything `regroup replay` needs, and what to compare.
-pub fn failure_file(result: &JobResult) -> Value {
+pub fn failure_file(result: &JobResult, bugs: &KafkaBugs) -> Value {
     let (trace, violations, swarm) = match &result.run {
         Ok(r) => (
             json!(r.outcome.trace_hash),
@@ -478,14 +488,17 @@ pub fn failure_file(result: &JobResult) -> Value {
         "verdict": result.verdict().name(),
         "violations": violations,
         "swarm": swarm,
-        "replay": replay_command(result.scenario, result.seed),
+        "kafkaBugs": bugs,
+        "replay": replay_command(result.scenario, result.seed, bugs),
     })
 }
 
 /// A run's object in `sweep --json`: its failure file, then `passed`, `known` (names), `failure` (on
 /// one line, or null), `simMs`, `wallMs`.
 pub fn run_json(result: &JobResult) -> Value {
-    let mut v = failure_file(result);
+    let none = KafkaBugs::none();
+    let bugs = result.run.as_ref().map(|r| &r.bugs).unwrap_or(&none);
+    let mut v = failure_file(result, bugs);
     v["passed"] = json!(result.passed());
     v["known"] = json!(known_names(&result.verdict()));
     v["failure"] = json!(result.failure());
@@ -567,6 +580,9 @@ pub struct SweepArgs {
     /// Indexed Job sets it).
     #[arg(long, value_name = "N", conflicts_with = "shard", value_parser = clap::value_parser!(u64).range(1..))]
     pub shards: Option<u64>,
+    /// Switch a Kafka bug on in every run (repeatable; `regroup bugs` lists them).
+    #[arg(long = "kafka-bug", value_name = "NAME", value_parser = parse_bug)]
+    pub kafka_bug: Vec<KafkaBug>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -641,9 +657,15 @@ pub fn sweep(args: &SweepArgs) -> i32 {
         scenarios: scenarios.iter().map(|s| s.name.to_string()).collect(),
         seeds,
         shard,
+        kafka_bugs: bug_set(&args.kafka_bug),
     };
     let bar = progress_bar(jobs.len());
-    let results = run_jobs(&jobs, args.jobs.unwrap_or_else(default_threads), Some(&bar));
+    let results = run_jobs(
+        &jobs,
+        args.jobs.unwrap_or_else(default_threads),
+        Some(&bar),
+        &header.kafka_bugs,
+    );
     bar.finish_and_clear();
     let results = records(&results);
     let files = match &args.out {
@@ -714,7 +736,19 @@ pub fn replay(args: &ReplayArgs) -> i32 {
         eprintln!("regroup replay: no scenario named {name:?} in this build");
         return 2;
     };
-    let run = match run_scenario(&scenario, seed, false) {
+    // A file written before the switches existed has no "kafkaBugs": Kafka 4.4.0.
+    let names: Vec<&str> = v["kafkaBugs"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let bugs = match KafkaBugs::parse(names) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("regroup replay: {}: {e}", args.file.display());
+            return 2;
+        }
+    };
+    let run = match run_scenario_with(&scenario, seed, false, &bugs) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("regroup replay: {name}: setup error: {e}");
@@ -758,7 +792,12 @@ pub fn main_job() -> i32 {
         default_threads()
     );
     let bar = progress_bar(jobs.len());
-    let results = records(&run_jobs(&jobs, default_threads(), Some(&bar)));
+    let results = records(&run_jobs(
+        &jobs,
+        default_threads(),
+        Some(&bar),
+        &KafkaBugs::none(),
+    ));
     bar.finish_and_clear();
     print!("{}", report(&results, false, &KnownDoc::catalogue(), &[]));
     let failed = results.iter().filter(|r| r.tally == Tally::Failed).count();
@@ -813,7 +852,7 @@ mod tests {
             wall_ms: 12,
             run: Err("no such topic".into()),
         };
-        let file = failure_file(&result);
+        let file = failure_file(&result, &KafkaBugs::none());
         let keys: Vec<&str> = file
             .as_object()
             .unwrap()

@@ -805,6 +805,7 @@ fn broker_config_template(spec: &ClusterSpec) -> Result<BrokerConfig, SetupError
     );
     config.offsets_topic_partitions = spec.offsets_partitions;
     config.offsets_topic_replication_factor = spec.offsets_rf();
+    config.shard.kafka_bugs = spec.kafka_bugs.clone();
     // Simulated groups use short timeouts; let the brokers accept them unless the scenario says
     // otherwise.
     let min_session = spec

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use kafka_bugs::{KafkaBug, KafkaBugs};
 use members::classic::Assignor;
 use members::streams::topology::Topology;
 use serde::Serialize;
@@ -227,6 +228,9 @@ pub struct ClusterSpec {
     /// turmoil's `tcp_capacity` (per-stream buffer and listener backlog); `None` sizes it from
     /// the connection count.
     pub tcp_capacity: Option<usize>,
+    /// The Kafka bugs switched on in every broker and client (`regroup bugs` lists them); none by
+    /// default, which is Kafka 4.4.0.
+    pub kafka_bugs: KafkaBugs,
 }
 
 impl Default for ClusterSpec {
@@ -245,6 +249,7 @@ impl Default for ClusterSpec {
                 max_ms: 10,
             },
             tcp_capacity: None,
+            kafka_bugs: KafkaBugs::none(),
         }
     }
 }
@@ -273,6 +278,12 @@ impl ClusterSpec {
     pub fn with_broker_config(mut self, key: &str, value: impl ToString) -> Self {
         self.broker_configs
             .insert(key.to_string(), value.to_string());
+        self
+    }
+
+    /// Switches a Kafka bug on (see the `kafka_bugs` crate).
+    pub fn with_kafka_bug(mut self, bug: KafkaBug) -> Self {
+        self.kafka_bugs.insert(bug);
         self
     }
 

@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use kafka_bugs::KafkaBugs;
+
 pub mod classic;
 pub mod offsets;
 pub mod streams;
@@ -22,6 +24,9 @@ pub struct ShardConfig {
     pub offsets: OffsetsConfig,
     /// Per-group dynamic configs (`streams.session.timeout.ms`, ...), by group id, as given.
     pub group_overrides: BTreeMap<String, BTreeMap<String, String>>,
+    /// The Kafka bugs switched on (`kafka_bugs`): none for Kafka 4.4.0. Each switch reads it where
+    /// its rule is.
+    pub kafka_bugs: KafkaBugs,
 }
 
 impl ShardConfig {

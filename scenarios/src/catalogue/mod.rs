@@ -26,6 +26,7 @@ pub mod classic;
 pub mod failover;
 pub mod streams;
 pub mod swarm;
+pub mod zoo;
 
 use sim::faults::{FaultKind, FaultSchedule, FaultWindow, HostRef};
 use sim::runner::RunOptions;
@@ -162,6 +163,7 @@ pub fn all() -> Vec<Scenario> {
     v.extend(brokers::scenarios());
     v.extend(failover::scenarios());
     v.extend(swarm::scenarios());
+    v.extend(zoo::scenarios());
     v
 }
 

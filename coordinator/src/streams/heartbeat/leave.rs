@@ -1,6 +1,7 @@
 //! Leaving and fencing (Kafka's `streamsGroupLeave`, `streamsGroupStaticMemberGroupLeave` and
 //! `streamsGroupFenceMember`).
 
+use kafka_bugs::KafkaBug;
 use protocol::ErrorCode;
 use protocol::messages::{StrBytes, StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse};
 
@@ -33,7 +34,9 @@ pub fn fence_member(
         p.stored_description_topology_epoch,
         p.failed_description_topology_epoch,
     ));
-    if p.members.len() == 1 {
+    // The last member's fence moves the assignment epoch along (KAFKA-20442, apache/kafka#22047);
+    // before 4.4.0 an empty group was left with an assignment epoch behind its group epoch.
+    if p.members.len() == 1 && !env.config.kafka_bugs.on(KafkaBug::Kafka20442) {
         records.push(target_metadata_record(&group.group_id, epoch, 0));
     }
     timers::cancel_member(env.timers, &group.group_id, member_id);

@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use kafka_bugs::{KafkaBug, KafkaBugs};
 use protocol::ErrorCode;
 use protocol::messages::StreamsGroupHeartbeatRequest;
 use protocol::messages::streams_group_heartbeat_request as req;
@@ -53,8 +54,12 @@ fn throw_if_member_epoch_is_invalid(
     member: &StreamsGroupMember,
     received: i32,
     r: &StreamsGroupHeartbeatRequest,
+    bugs: &KafkaBugs,
 ) -> Result<(), ApiError> {
-    if received == 0 {
+    // Epoch 0 is a rejoin, accepted whatever the member's epoch (KAFKA-19233, apache/kafka#21312).
+    // Before that fix, 4.1 let it fall into the smaller-epoch test below, so a member whose previous
+    // epoch is not 0 was fenced on every rejoin until its session expired.
+    if received == 0 && !bugs.on(KafkaBug::Kafka19233) {
         return Ok(());
     }
     if received > member.member_epoch {
@@ -131,7 +136,7 @@ pub(super) fn get_or_maybe_create_dynamic_member<'p>(
                 .ok_or_else(|| unknown_member(member_id, hb.gid))?,
         )
     };
-    throw_if_member_epoch_is_invalid(&m, hb.r.member_epoch, hb.r)?;
+    throw_if_member_epoch_is_invalid(&m, hb.r.member_epoch, hb.r, hb.bugs)?;
     Ok(m)
 }
 
@@ -158,7 +163,7 @@ pub(super) fn get_or_maybe_create_static_member<'p>(
         if old.member_id != member_id {
             return Err(fenced_instance(member_id, instance_id, &old.member_id));
         }
-        throw_if_member_epoch_is_invalid(old, hb.r.member_epoch, hb.r)?;
+        throw_if_member_epoch_is_invalid(old, hb.r.member_epoch, hb.r, hb.bugs)?;
         return Ok((Cow::Borrowed(old), replaced));
     }
     let Some(old) = old else {

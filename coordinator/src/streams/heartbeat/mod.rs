@@ -27,6 +27,7 @@ mod topology;
 
 use std::borrow::Cow;
 
+use kafka_bugs::KafkaBugs;
 use protocol::ErrorCode;
 use protocol::messages::streams_group_heartbeat_response as resp;
 use protocol::messages::{StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse};
@@ -57,6 +58,8 @@ pub(super) struct Heartbeat<'a> {
     pub records: Vec<Record>,
     /// The response's statuses found before the response is built.
     pub statuses: Vec<resp::Status>,
+    /// The Kafka bugs switched on (the shard's `kafka_bugs`).
+    pub bugs: &'a KafkaBugs,
 }
 
 impl StreamsGroups {
@@ -106,6 +109,7 @@ impl StreamsGroups {
             now_ms,
             records,
             statuses: Vec::new(),
+            bugs: &env.config.kafka_bugs,
         };
         if hb.joining {
             member::throw_if_streams_group_is_full(p, r, env.config.streams.max_size)?;
