@@ -2,6 +2,7 @@
 //! (`group-coordinator/.../Group.java`). The offsets code asks the group that owns the offsets, whatever
 //! its type, through [`GroupValidation`].
 
+use kafka_bugs::KafkaBugs;
 use uuid::Uuid;
 
 use crate::error::ApiError;
@@ -92,7 +93,8 @@ impl std::fmt::Debug for CommitPartitionValidator<'_> {
 pub trait GroupValidation {
     fn group_type(&self) -> GroupType;
 
-    /// OffsetCommit / TxnOffsetCommit admission (`Group.validateOffsetCommit`).
+    /// OffsetCommit / TxnOffsetCommit admission (`Group.validateOffsetCommit`); `bugs` are the
+    /// Kafka bugs switched on (a switch of an older release's admission rule reads it).
     fn validate_offset_commit(
         &self,
         member_id: &str,
@@ -100,6 +102,7 @@ pub trait GroupValidation {
         generation_id_or_member_epoch: i32,
         is_transactional: bool,
         api_version: i16,
+        bugs: &KafkaBugs,
     ) -> Result<CommitPartitionValidator<'_>, ApiError>;
 
     /// OffsetFetch admission (`Group.validateOffsetFetch`); `member_id` is `None` when not sent.

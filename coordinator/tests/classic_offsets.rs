@@ -5,6 +5,7 @@
 
 mod classic_support;
 
+use kafka_bugs::KafkaBugs;
 use bytes::Bytes;
 use classic_support::*;
 use coordinator::classic::{ClassicGroup, ClassicMember, GroupState};
@@ -90,7 +91,7 @@ fn commit_error(
     generation: i32,
     txn: bool,
 ) -> ErrorCode {
-    match group.validate_offset_commit(m, i, generation, txn, 9) {
+    match group.validate_offset_commit(m, i, generation, txn, 9, &KafkaBugs::none()) {
         Ok(_) => ErrorCode::None,
         Err(e) => e.code,
     }

@@ -2,6 +2,7 @@
 
 mod streams_common;
 
+use kafka_bugs::KafkaBugs;
 use coordinator::streams::configure::configure_topics;
 use coordinator::streams::group::StreamsGroupState;
 use coordinator::streams::topology::{StreamsTopology, record_from_request};
@@ -236,7 +237,7 @@ fn offset_commit_and_fetch_validation_of_streams_members() {
     assert_eq!(v.group_type(), coordinator::group::GroupType::Streams);
     // Old OffsetCommit versions are refused for streams members.
     let e = v
-        .validate_offset_commit("m", None, 12, false, 8)
+        .validate_offset_commit("m", None, 12, false, 8, &KafkaBugs::none())
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::UnsupportedVersion);
     assert_eq!(
@@ -246,22 +247,22 @@ fn offset_commit_and_fetch_validation_of_streams_members() {
         )
     );
     let e = v
-        .validate_offset_commit("x", None, 12, false, 10)
+        .validate_offset_commit("x", None, 12, false, 10, &KafkaBugs::none())
         .unwrap_err();
     assert_eq!(
         e.message.as_deref(),
         Some("Member x is not a member of group fooup.")
     );
     let e = v
-        .validate_offset_commit("m", None, 13, false, 10)
+        .validate_offset_commit("m", None, 13, false, 10, &KafkaBugs::none())
         .unwrap_err();
     assert_eq!(
         e.message.as_deref(),
         Some("Received member epoch 13 is newer than current member epoch 12.")
     );
-    assert!(v.validate_offset_commit("m", None, 12, false, 10).is_ok());
+    assert!(v.validate_offset_commit("m", None, 12, false, 10, &KafkaBugs::none()).is_ok());
     // An older epoch is checked per partition against the task's assignment epoch.
-    let check = v.validate_offset_commit("m", None, 11, false, 10).unwrap();
+    let check = v.validate_offset_commit("m", None, 11, false, 10, &KafkaBugs::none()).unwrap();
     let id = uuid::Uuid::nil();
     assert!(check.validate("foo", id, 0).is_ok());
     let e = check.validate("foo", id, 1).unwrap_err();

@@ -1,6 +1,7 @@
 //! What a classic group admits of offset commits, fetches, deletes and its own deletion (Kafka's
 //! `ClassicGroup` implementation of the `Group` interface).
 
+use kafka_bugs::KafkaBugs;
 use protocol::ErrorCode;
 
 use super::group::ClassicGroup;
@@ -20,6 +21,7 @@ impl GroupValidation for ClassicGroup {
         generation_id: i32,
         is_transactional: bool,
         _api_version: i16,
+        _bugs: &KafkaBugs,
     ) -> Result<CommitPartitionValidator<'_>, ApiError> {
         if self.is_in_state(GroupState::Dead) {
             return Err(ApiError::with_default_message(

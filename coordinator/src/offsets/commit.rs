@@ -137,6 +137,7 @@ fn commit_valid(
             generation,
             false,
             rctx.api_version,
+            &env.config.kafka_bugs,
         )?;
         for topic in valid {
             let mut partitions = Vec::with_capacity(topic.partitions.len());

@@ -142,6 +142,7 @@ fn commit_valid(
             generation,
             true,
             version,
+            &env.config.kafka_bugs,
         )
         .map_err(|e| map_stale_epoch(e, version))?;
     let mut records = Vec::new();

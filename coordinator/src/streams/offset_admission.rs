@@ -5,6 +5,7 @@
 //! [`GroupValidation`]; a commit that passes may still be checked per partition
 //! ([`CommitPartitionValidator::Check`]).
 
+use kafka_bugs::{KafkaBug, KafkaBugs};
 use protocol::ErrorCode;
 use uuid::Uuid;
 
@@ -29,6 +30,7 @@ impl GroupValidation for StreamsGroup {
         member_epoch: i32,
         is_transactional: bool,
         api_version: i16,
+        bugs: &KafkaBugs,
     ) -> Result<CommitPartitionValidator<'_>, ApiError> {
         let p = &self.persistent;
         if member_epoch < 0 && p.members.is_empty() {
@@ -58,6 +60,18 @@ impl GroupValidation for StreamsGroup {
         }
         if member_epoch == member.member_epoch {
             return Ok(CommitPartitionValidator::NoOp);
+        }
+        // Before KAFKA-19779 (apache/kafka#20714, #20717, #20730, #20760; fixed in 4.2.0), 4.1's
+        // `validateMemberEpoch` admitted exactly the member's epoch: a commit sent just before an
+        // epoch bump, or by a member that missed the bump's response, was refused.
+        if bugs.on(KafkaBug::Kafka19779) {
+            return Err(ApiError::new(
+                ErrorCode::StaleMemberEpoch,
+                format!(
+                    "The received member epoch {member_epoch} does not match the expected member epoch {}.",
+                    member.member_epoch
+                ),
+            ));
         }
         if member_epoch > member.member_epoch {
             return Err(ApiError::new(

@@ -31,16 +31,23 @@ pub(super) fn throw_if_streams_group_is_full(
     p: &Persistent,
     r: &StreamsGroupHeartbeatRequest,
     max: i32,
+    bugs: &KafkaBugs,
 ) -> Result<(), ApiError> {
     let member_id = r.member_id.as_str();
     let has_static = r
         .instance_id
         .as_deref()
         .is_some_and(|i| p.static_members.contains_key(i));
-    if !has_static
-        && p.members.len() >= max as usize
-        && (member_id.is_empty() || !p.members.contains_key(member_id))
-    {
+    let full = p.members.len() >= max as usize;
+    // 4.1 to 4.3 refused every join of a full group, a member rejoining under its own id included;
+    // 4.4 exempts the group's own members and static instances (KAFKA-20169, apache/kafka#22245).
+    if bugs.on(KafkaBug::Kafka20169) && full {
+        return Err(ApiError::new(
+            ErrorCode::GroupMaxSizeReached,
+            format!("The streams group has reached its maximum capacity of {max} members."),
+        ));
+    }
+    if !has_static && full && (member_id.is_empty() || !p.members.contains_key(member_id)) {
         return Err(ApiError::new(
             ErrorCode::GroupMaxSizeReached,
             format!("The streams group has reached its maximum capacity of {max} members."),

@@ -112,7 +112,7 @@ impl StreamsGroups {
             bugs: &env.config.kafka_bugs,
         };
         if hb.joining {
-            member::throw_if_streams_group_is_full(p, r, env.config.streams.max_size)?;
+            member::throw_if_streams_group_is_full(p, r, env.config.streams.max_size, hb.bugs)?;
         }
 
         // Get or create the member, and update it from the request.
