@@ -51,6 +51,16 @@ pub enum Side {
     Client,
 }
 
+/// The group type whose coordinator rules (or client) the bug is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Group {
+    /// KIP-1071 streams groups.
+    Streams,
+    /// Classic groups (with KIP-345 static membership).
+    Classic,
+}
+
 /// The facts about one bug.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -68,6 +78,7 @@ pub struct BugInfo {
     pub affected: &'static str,
     pub polarity: Polarity,
     pub side: Side,
+    pub group: Group,
     /// What goes wrong, in one line.
     pub symptom: &'static str,
     /// Where in regroup the switch acts (file and function).
@@ -91,12 +102,13 @@ pub const BUGS: &[BugInfo] = &[
         affected: "streams groups 4.1.x (fixed in 4.2.0)",
         polarity: Polarity::PreFix,
         side: Side::Coordinator,
+        group: Group::Streams,
         symptom: "a member that rejoins with epoch 0 under its own member id is answered \
                   FENCED_MEMBER_EPOCH again and again until its session times out; its tasks \
                   stay assigned to it meanwhile",
         acts: "coordinator/src/streams/heartbeat/member.rs: throw_if_member_epoch_is_invalid",
         targeted: "bug-fenced-member-rejoins",
-        caught_by: "TODO",
+        caught_by: "coordinator-answers",
     },
     BugInfo {
         bug: KafkaBug::Kafka20442,
@@ -107,10 +119,11 @@ pub const BUGS: &[BugInfo] = &[
         affected: "every release with streams groups before 4.4.0",
         polarity: Polarity::PreFix,
         side: Side::Coordinator,
+        group: Group::Streams,
         symptom: "an empty streams group keeps an assignment epoch one behind its group epoch",
         acts: "coordinator/src/streams/heartbeat/leave.rs: fence_member",
         targeted: "bug-last-member-leaves",
-        caught_by: "TODO",
+        caught_by: "coordinator-answers",
     },
     BugInfo {
         bug: KafkaBug::Kafka19779,
@@ -121,11 +134,12 @@ pub const BUGS: &[BugInfo] = &[
         affected: "streams groups 4.1.x (fixed in 4.2.0)",
         polarity: Polarity::PreFix,
         side: Side::Coordinator,
+        group: Group::Streams,
         symptom: "a commit by a task's owner with the epoch it held before a bump is rejected \
                   STALE_MEMBER_EPOCH",
         acts: "coordinator/src/streams/offset_admission.rs: validate_offset_commit",
         targeted: "bug-commit-across-epoch-bump",
-        caught_by: "TODO",
+        caught_by: "convergence",
     },
     BugInfo {
         bug: KafkaBug::Kafka20169,
@@ -136,11 +150,12 @@ pub const BUGS: &[BugInfo] = &[
         affected: "streams groups 4.1.x to 4.3.x",
         polarity: Polarity::PreFix,
         side: Side::Coordinator,
+        group: Group::Streams,
         symptom: "once a streams group is at group.streams.max.size, every join is refused \
                   GROUP_MAX_SIZE_REACHED, even a member rejoining under its own member id",
         acts: "coordinator/src/streams/heartbeat/member.rs: throw_if_streams_group_is_full",
         targeted: "bug-full-group-rejoin",
-        caught_by: "TODO",
+        caught_by: "convergence",
     },
     BugInfo {
         bug: KafkaBug::Kafka9801,
@@ -151,6 +166,7 @@ pub const BUGS: &[BugInfo] = &[
         affected: "classic static membership 2.3.x and 2.4.x (fixed in 2.5.0)",
         polarity: Polarity::PreFix,
         side: Side::Coordinator,
+        group: Group::Classic,
         symptom: "a static member restarting between the join responses and the leader's \
                   SyncGroup gets an empty assignment; its partitions stay unowned",
         acts: "coordinator/src/classic/join.rs: update_static_member_then_rebalance_or_complete_join",
@@ -166,6 +182,7 @@ pub const BUGS: &[BugInfo] = &[
         affected: "classic static membership 2.3.0 to 2.6.0 (fixed in 2.6.1 and 2.7.0)",
         polarity: Polarity::PreFix,
         side: Side::Coordinator,
+        group: Group::Classic,
         symptom: "a static member that restarted in a Stable group is fenced (FENCED_INSTANCE_ID) \
                   after the coordinator moves: the new member id was never written",
         acts: "coordinator/src/classic/join.rs: update_static_member_then_rebalance_or_complete_join",

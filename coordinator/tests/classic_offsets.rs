@@ -5,7 +5,6 @@
 
 mod classic_support;
 
-use kafka_bugs::KafkaBugs;
 use bytes::Bytes;
 use classic_support::*;
 use coordinator::classic::{ClassicGroup, ClassicMember, GroupState};
@@ -13,6 +12,7 @@ use coordinator::group::GroupValidation;
 use coordinator::records::Record;
 use coordinator::records::offsets::{OffsetCommitKey, OffsetCommitValue};
 use coordinator::topics::{TopicMetadata, TopicsImage};
+use kafka_bugs::KafkaBugs;
 use protocol::ErrorCode;
 use protocol::Response;
 use protocol::messages::offset_commit_request::{

@@ -2,11 +2,11 @@
 
 mod streams_common;
 
-use kafka_bugs::KafkaBugs;
 use coordinator::streams::configure::configure_topics;
 use coordinator::streams::group::StreamsGroupState;
 use coordinator::streams::topology::{StreamsTopology, record_from_request};
 use coordinator::topics::{TopicMetadata, TopicsImage};
+use kafka_bugs::KafkaBugs;
 use protocol::ErrorCode;
 use protocol::messages::streams_group_heartbeat_request as req;
 use streams_common::*;
@@ -260,9 +260,14 @@ fn offset_commit_and_fetch_validation_of_streams_members() {
         e.message.as_deref(),
         Some("Received member epoch 13 is newer than current member epoch 12.")
     );
-    assert!(v.validate_offset_commit("m", None, 12, false, 10, &KafkaBugs::none()).is_ok());
+    assert!(
+        v.validate_offset_commit("m", None, 12, false, 10, &KafkaBugs::none())
+            .is_ok()
+    );
     // An older epoch is checked per partition against the task's assignment epoch.
-    let check = v.validate_offset_commit("m", None, 11, false, 10, &KafkaBugs::none()).unwrap();
+    let check = v
+        .validate_offset_commit("m", None, 11, false, 10, &KafkaBugs::none())
+        .unwrap();
     let id = uuid::Uuid::nil();
     assert!(check.validate("foo", id, 0).is_ok());
     let e = check.validate("foo", id, 1).unwrap_err();

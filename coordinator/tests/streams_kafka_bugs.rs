@@ -129,7 +129,10 @@ fn kafka_19779_an_older_epoch_commit_is_checked_per_task_and_was_refused_before_
         Some("The received member epoch 11 does not match the expected member epoch 12.")
     );
     // The current epoch and the earlier exits are as they were.
-    assert!(v.validate_offset_commit("m", None, 12, false, 10, &before).is_ok());
+    assert!(
+        v.validate_offset_commit("m", None, 12, false, 10, &before)
+            .is_ok()
+    );
     let e = v
         .validate_offset_commit("x", None, 12, false, 10, &before)
         .unwrap_err();

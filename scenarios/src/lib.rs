@@ -15,3 +15,4 @@ pub mod shard;
 pub mod summary;
 pub mod sweep;
 pub mod wire_cli;
+pub mod zoo_cli;

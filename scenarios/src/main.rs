@@ -34,6 +34,8 @@ enum Command {
     Bench(scenarios::bench_cli::BenchArgs),
     /// List the Kafka bug switches (see docs/bug-zoo.md).
     Bugs(scenarios::bugs_cli::BugsArgs),
+    /// Measure how the simulator finds each Kafka bug switch, targeted and blind (see docs/bug-zoo.md).
+    Zoo(scenarios::zoo_cli::ZooArgs),
     /// Run a one-node cluster on real TCP for Kafka clients (see docs/broker.md).
     Serve(scenarios::serve_cli::ServeArgs),
     /// Inspect the Kafka wire format: sample frames of any api regroup serves, decode frames.
@@ -54,6 +56,7 @@ fn main() {
         Some(Command::Script(args)) => std::process::exit(scenarios::script_cli::run(&args)),
         Some(Command::Run(args)) => std::process::exit(scenarios::run_cli::run(&args)),
         Some(Command::Bugs(args)) => std::process::exit(scenarios::bugs_cli::run(&args)),
+        Some(Command::Zoo(args)) => std::process::exit(scenarios::zoo_cli::run(&args)),
         Some(Command::Bench(args)) => std::process::exit(scenarios::bench_cli::run(&args)),
         Some(Command::Serve(args)) => std::process::exit(scenarios::serve_cli::run(&args)),
         Some(Command::Wire(args)) => std::process::exit(scenarios::wire_cli::run(args)),

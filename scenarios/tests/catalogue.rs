@@ -88,6 +88,10 @@ scenarios! {
     swarm_streams => "swarm-streams",
     swarm_classic_static => "swarm-classic-static",
     swarm_mixed => "swarm-mixed",
+    bug_fenced_member_rejoins => "bug-fenced-member-rejoins",
+    bug_last_member_leaves => "bug-last-member-leaves",
+    bug_commit_across_epoch_bump => "bug-commit-across-epoch-bump",
+    bug_full_group_rejoin => "bug-full-group-rejoin",
 }
 
 /// snapshots/ holds exactly one summary per catalogue scenario and seed 1..=3 (plus its README): a

@@ -14,13 +14,14 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use coordinator::Record;
 use coordinator::broker::BrokerStorage;
 use coordinator::events::{ClusterEvent, EventSink};
 use members::observer::{Event as ClientEvent, EventKind as ClientKind, Observer};
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::event::{FaultEvent, HarnessEvent, SimEvent, SimEventKind};
-use crate::invariants::{Checker, Violation, durability, epochs};
+use crate::invariants::{Checker, Violation, answers, durability, epochs};
 use crate::mirror::{CommittedRecord, LogMirror};
 use crate::model::Model;
 use crate::net::{EPOCH_MS, sim_now_ms};
@@ -182,7 +183,11 @@ impl Inner {
         }
         let mut fresh: Vec<CommittedRecord> = Vec::new();
         let result = self.mirror.catch_up(&self.storages, &mut fresh);
-        for r in fresh {
+        // Streams groups the current batch (one coordinator write) touched, checked when it ends:
+        // the records of one write only make sense together.
+        let mut touched: Option<((i32, i64), Vec<String>)> = None;
+        let mut fresh = fresh.into_iter().peekable();
+        while let Some(r) = fresh.next() {
             if self.violation.is_none()
                 && let Err(v) = epochs::check_record(at_ms, r.offset, &r.record, &self.model)
             {
@@ -190,6 +195,37 @@ impl Inner {
             }
             self.model
                 .apply(r.partition, r.offset, r.batch, &r.record, at_ms);
+            let streams = matches!(
+                r.record,
+                Record::StreamsGroupMetadata { .. }
+                    | Record::StreamsGroupTargetAssignmentMetadata { .. }
+                    | Record::StreamsGroupMemberMetadata { .. }
+            );
+            if streams {
+                let group = r.record.group_id();
+                match &mut touched {
+                    Some((b, groups)) if *b == (r.partition, r.batch) => {
+                        if !groups.iter().any(|g| g == group) {
+                            groups.push(group.to_string());
+                        }
+                    }
+                    _ => touched = Some(((r.partition, r.batch), vec![group.to_string()])),
+                }
+            }
+            // The batch ends here if the next record belongs to another (the mirror hands out
+            // whole batches: a high watermark never splits one).
+            let batch_ends = fresh
+                .peek()
+                .is_none_or(|n| (n.partition, n.batch) != (r.partition, r.batch));
+            if batch_ends && let Some((_, groups)) = touched.take() {
+                for g in &groups {
+                    if self.violation.is_none()
+                        && let Err(v) = answers::check_empty_group(at_ms, g, &self.model)
+                    {
+                        self.fail(v);
+                    }
+                }
+            }
             self.append(
                 at_ms,
                 "sim",

@@ -141,7 +141,7 @@ fn stop_process(group: &str, index: usize, at_ms: u64, down_ms: u64) -> FaultWin
 
 /// A rolling bounce: processes `0..processes` of `group` close one after another, the first at
 /// `first_ms` and each next `every_ms` later, each staying down `down_ms`.
-fn rolling_bounce(
+pub(crate) fn rolling_bounce(
     group: &str,
     processes: usize,
     first_ms: u64,

@@ -19,21 +19,21 @@ use super::basic::{stateful_topology, two_stage_topology};
 use super::check::{View, ensure, host};
 use super::{Expect, Faults, Scenario, rolling_bounce};
 
-const APP: &str = "app";
+pub(crate) const APP: &str = "app";
 
 /// Status codes of StreamsGroupHeartbeat (KIP-1071).
 const STALE_TOPOLOGY: i8 = 0;
 const MISSING_SOURCE_TOPICS: i8 = StreamsStatus::MissingSourceTopics.code();
 const SHUTDOWN_APPLICATION: i8 = StreamsStatus::ShutdownApplication.code();
 
-fn injected() -> Expect {
+pub(crate) fn injected() -> Expect {
     Expect {
         faults_injected: true,
         ..Expect::default()
     }
 }
 
-fn p(index: usize) -> HostRef {
+pub(crate) fn p(index: usize) -> HostRef {
     HostRef::process(APP, index)
 }
 
@@ -41,20 +41,20 @@ fn start(at: u64, index: usize) -> FaultWindow {
     FaultWindow::at(at, FaultKind::StartProcess { host: p(index) })
 }
 
-fn stop(at: u64, index: usize, ms: u64) -> FaultWindow {
+pub(crate) fn stop(at: u64, index: usize, ms: u64) -> FaultWindow {
     super::stop_process(APP, index, at, ms)
 }
 
-fn h(index: usize) -> String {
+pub(crate) fn h(index: usize) -> String {
     host(APP, index)
 }
 
 /// `app` reading `input` (6 partitions) with one stateful subtopology.
-fn app(processes: usize, threads: usize) -> StreamsAppSpec {
+pub(crate) fn app(processes: usize, threads: usize) -> StreamsAppSpec {
     StreamsAppSpec::new(APP, stateful_topology(APP), processes, threads)
 }
 
-fn cluster(app: StreamsAppSpec, partitions: i32) -> ClusterSpec {
+pub(crate) fn cluster(app: StreamsAppSpec, partitions: i32) -> ClusterSpec {
     ClusterSpec::default()
         .with_topic("input", partitions)
         .with_streams(app)

@@ -9,11 +9,13 @@
 //! | 4 | `offsets-durable` | replicas' committed prefixes, acknowledged commits, fetched offsets |
 //! | 5 | `broker-fencing` | the controller's sessions and offsets-partition leaders, every step |
 //! | 6 | `convergence` | after the final heal, within the stated bound |
+//! | 7 | `coordinator-answers` | answers and committed states Kafka's rules never produce |
 //!
 //! [`Checker`] keeps what the clients last reported (their member ids, epochs, states and owned
 //! tasks or partitions) and runs the per-event checks; the committed group state comes from
 //! [`crate::model::Model`]. The first violation stops the run.
 
+pub mod answers;
 pub mod brokers;
 pub mod commits;
 pub mod convergence;
@@ -39,6 +41,7 @@ pub enum Invariant {
     OffsetsDurable,
     BrokerFencing,
     Convergence,
+    CoordinatorAnswers,
     /// Not an invariant of the issue: a host's software failed (a panic or an error return),
     /// which stops the simulation.
     HostFailure,
@@ -57,6 +60,7 @@ impl Invariant {
             Invariant::OffsetsDurable => "offsets-durable",
             Invariant::BrokerFencing => "broker-fencing",
             Invariant::Convergence => "convergence",
+            Invariant::CoordinatorAnswers => "coordinator-answers",
             Invariant::HostFailure => "host-failure",
             Invariant::Expectation => "expectation",
             Invariant::Determinism => "determinism",
@@ -332,6 +336,9 @@ impl Checker {
             ClientEvent::Stopped { .. } => {
                 self.drop_client(&client.name);
                 Ok(())
+            }
+            ClientEvent::Fenced { error, epoch } => {
+                answers::check_fenced(at_ms, client.kind, &client.name, member_id, *error, *epoch)
             }
             ClientEvent::CommitAccepted { epoch, offsets } => {
                 let group = &client.group_id;
