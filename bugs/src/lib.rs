@@ -26,6 +26,8 @@ pub enum KafkaBug {
     Kafka19779,
     /// KAFKA-20169 (the streams form of KAFKA-20601): a full streams group refuses every join.
     Kafka20169,
+    /// KAFKA-19190: a shutdown request carried by a leave heartbeat is dropped.
+    Kafka19190,
     /// KAFKA-9801: a static member rejoining while the classic group completes a rebalance
     /// triggers no new rebalance.
     Kafka9801,
@@ -155,6 +157,22 @@ pub const BUGS: &[BugInfo] = &[
                   GROUP_MAX_SIZE_REACHED, even a member rejoining under its own member id",
         acts: "coordinator/src/streams/heartbeat/member.rs: throw_if_streams_group_is_full",
         targeted: "bug-full-group-rejoin",
+        caught_by: "convergence",
+    },
+    BugInfo {
+        bug: KafkaBug::Kafka19190,
+        name: "kafka-19190",
+        ticket: "KAFKA-19190",
+        title: "Handle shutdown application correctly",
+        fix: "apache/kafka#19544",
+        affected: "the streams protocol before its first release (trunk before 4.1.0)",
+        polarity: Polarity::PreFix,
+        side: Side::Coordinator,
+        group: Group::Streams,
+        symptom: "a member that asks for SHUTDOWN_APPLICATION only on its leave heartbeat is \
+                  ignored: the other members never hear it and the application keeps running",
+        acts: "coordinator/src/streams/heartbeat/leave.rs: StreamsGroups::leave",
+        targeted: "bug-shutdown-on-leave",
         caught_by: "convergence",
     },
     BugInfo {

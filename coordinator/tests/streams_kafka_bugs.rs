@@ -169,3 +169,36 @@ fn kafka_20169_a_full_group_takes_its_own_member_back_and_refused_it_before_4_4(
         )
     );
 }
+
+/// Two members; `m` leaves (epoch -1) asking for SHUTDOWN_APPLICATION; the statuses `n`'s next
+/// heartbeat hears.
+fn statuses_after_shutdown_on_leave(bugs: &[KafkaBug]) -> Vec<i8> {
+    let mut h = H::new();
+    h.shard.config.kafka_bugs = KafkaBugs::of(bugs.iter().copied());
+    h.topics(&[("foo", 2)]);
+    h.prepare(&[
+        ("m", tt_active(&[("subtopology1", &[0])])),
+        ("n", tt_active(&[("subtopology1", &[1])])),
+    ]);
+    assert_eq!(h.hb(join("m", one())).0.error_code, 0);
+    assert_eq!(h.hb(join("n", one())).0.error_code, 0);
+    let epoch = h.member("n").member_epoch;
+    let mut leave = hb("m", -1);
+    leave.shutdown_application = true;
+    let (r, _) = h.hb(leave);
+    assert_eq!((r.error_code, r.member_epoch), (0, -1));
+    let (r, _) = h.hb(hb("n", epoch));
+    assert_eq!(r.error_code, 0);
+    r.status
+        .unwrap_or_default()
+        .iter()
+        .map(|s| s.status_code)
+        .collect()
+}
+
+#[test]
+fn kafka_19190_a_shutdown_request_on_a_leave_reaches_the_others_and_was_dropped_before_the_fix() {
+    let shutdown = protocol::streams_status::StreamsStatus::ShutdownApplication.code();
+    assert!(statuses_after_shutdown_on_leave(&[]).contains(&shutdown));
+    assert!(!statuses_after_shutdown_on_leave(&[KafkaBug::Kafka19190]).contains(&shutdown));
+}

@@ -64,6 +64,7 @@ bugs! {
     kafka_20442 => KafkaBug::Kafka20442,
     kafka_19779 => KafkaBug::Kafka19779,
     kafka_20169 => KafkaBug::Kafka20169,
+    kafka_19190 => KafkaBug::Kafka19190,
     kafka_9801 => KafkaBug::Kafka9801,
     kafka_10284 => KafkaBug::Kafka10284,
 }

@@ -63,7 +63,12 @@ impl StreamsGroups {
             });
         };
         // The shutdown request is recorded before any member check, so even a failing leave sets it.
-        if r.shutdown_application && group.soft.shutdown_requester.is_none() {
+        // Before KAFKA-19190 (apache/kafka#19544, in 4.1.0) the leave path ignored the flag: a
+        // client that put it only on its leave heartbeat never shut the application down.
+        if r.shutdown_application
+            && group.soft.shutdown_requester.is_none()
+            && !env.config.kafka_bugs.on(KafkaBug::Kafka19190)
+        {
             group.soft.shutdown_requester = Some(member_id.to_string());
         }
         let base = StreamsGroupHeartbeatResponse::default()

@@ -3,6 +3,7 @@
 
 use members::observer::EventKind as ClientKind;
 use protocol::ErrorCode;
+use protocol::streams_status::StreamsStatus;
 use sim::faults::{FaultKind, FaultWindow, HostRef};
 use sim::spec::StreamsAppSpec;
 
@@ -102,6 +103,24 @@ pub fn scenarios() -> Vec<Scenario> {
             expect: injected(),
             check: full_group_rejoin,
         },
+        Scenario {
+            name: "bug-shutdown-on-leave",
+            description: "at 20 s process 1 asks for SHUTDOWN_APPLICATION and closes for good in \
+                          the same instant, as a Kafka Streams thread dying of an uncaught \
+                          exception does: the flag travels only on its leave heartbeat, Kafka 4.4 \
+                          records it there, and processes 0 and 2 hear it and close \
+                          (KAFKA-19190 dropped it)",
+            default_seed: 1,
+            cluster: || cluster(app(3, 1), 6),
+            faults: Faults::Schedule(|| {
+                vec![
+                    FaultWindow::at(20_000, FaultKind::ShutdownApplication { host: p(1) }),
+                    FaultWindow::at(20_000, FaultKind::RemoveProcess { host: p(1) }),
+                ]
+            }),
+            expect: injected(),
+            check: shutdown_on_leave,
+        },
     ]
 }
 
@@ -168,5 +187,22 @@ fn full_group_rejoin(v: &View) -> Result<(), String> {
         .collect();
     ensure(refused.is_empty(), || {
         format!("process 0 was refused GROUP_MAX_SIZE_REACHED at {refused:?}")
+    })
+}
+
+fn shutdown_on_leave(v: &View) -> Result<(), String> {
+    let (at, _) = v.injected("shutdown-application")?;
+    for i in [0, 2] {
+        let heard = v
+            .statuses(&h(i))
+            .iter()
+            .any(|(t, c)| *t >= at && *c == StreamsStatus::ShutdownApplication.code());
+        ensure(heard, || {
+            format!("process {i} never heard SHUTDOWN_APPLICATION")
+        })?;
+    }
+    let g = v.group(APP)?;
+    ensure(g.members.is_empty(), || {
+        format!("{} members still in the group", g.members.len())
     })
 }
