@@ -26,6 +26,8 @@ pub enum KafkaBug {
     Kafka19779,
     /// KAFKA-20169 (the streams form of KAFKA-20601): a full streams group refuses every join.
     Kafka20169,
+    /// KAFKA-19661: fencing a streams member writes metadata hash 0 (the fence half of the ticket).
+    Kafka19661,
     /// KAFKA-19190: a shutdown request carried by a leave heartbeat is dropped.
     Kafka19190,
     /// KAFKA-9801: a static member rejoining while the classic group completes a rebalance
@@ -158,6 +160,23 @@ pub const BUGS: &[BugInfo] = &[
         acts: "coordinator/src/streams/heartbeat/member.rs: throw_if_streams_group_is_full",
         targeted: "bug-full-group-rejoin",
         caught_by: "convergence",
+    },
+    BugInfo {
+        bug: KafkaBug::Kafka19661,
+        name: "kafka-19661",
+        ticket: "KAFKA-19661",
+        title: "Streams groups sometimes describe as NOT_READY when STABLE (the fence half)",
+        fix: "apache/kafka#20600",
+        affected: "streams groups 4.1.x (fixed in 4.2.0)",
+        polarity: Polarity::PreFix,
+        side: Side::Coordinator,
+        group: Group::Streams,
+        symptom: "every fence (a leave, a session or rebalance timeout) costs two group-epoch \
+                  bumps and two target assignments: the fence writes metadata hash 0, so the next \
+                  heartbeat sees the topic metadata change",
+        acts: "coordinator/src/streams/heartbeat/leave.rs: fence_member",
+        targeted: "bug-leave-bumps-once",
+        caught_by: "expectation",
     },
     BugInfo {
         bug: KafkaBug::Kafka19190,

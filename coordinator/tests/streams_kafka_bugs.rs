@@ -202,3 +202,27 @@ fn kafka_19190_a_shutdown_request_on_a_leave_reaches_the_others_and_was_dropped_
     assert!(statuses_after_shutdown_on_leave(&[]).contains(&shutdown));
     assert!(!statuses_after_shutdown_on_leave(&[KafkaBug::Kafka19190]).contains(&shutdown));
 }
+
+/// The metadata hash the fence of the last member writes with its group epoch.
+fn fence_hash(bugs: &[KafkaBug]) -> (i64, i64) {
+    let records = last_leave(bugs);
+    let written = records
+        .iter()
+        .find_map(|r| match r {
+            Record::StreamsGroupMetadata { value: Some(v), .. } => Some(v.metadata_hash),
+            _ => None,
+        })
+        .expect("the fence writes the group epoch");
+    let mut h = H::new();
+    h.topics(&[("foo", 2)]);
+    (written, hash_of(&h, &["foo"]))
+}
+
+#[test]
+fn kafka_19661_a_fence_keeps_the_metadata_hash_and_wrote_0_before_the_fix() {
+    let (written, hash) = fence_hash(&[]);
+    assert_eq!(written, hash);
+    assert_ne!(hash, 0);
+    let (written, _) = fence_hash(&[KafkaBug::Kafka19661]);
+    assert_eq!(written, 0);
+}

@@ -93,6 +93,7 @@ scenarios! {
     bug_commit_across_epoch_bump => "bug-commit-across-epoch-bump",
     bug_full_group_rejoin => "bug-full-group-rejoin",
     bug_shutdown_on_leave => "bug-shutdown-on-leave",
+    bug_leave_bumps_once => "bug-leave-bumps-once",
 }
 
 /// snapshots/ holds exactly one summary per catalogue scenario and seed 1..=3 (plus its README): a

@@ -65,6 +65,7 @@ bugs! {
     kafka_19779 => KafkaBug::Kafka19779,
     kafka_20169 => KafkaBug::Kafka20169,
     kafka_19190 => KafkaBug::Kafka19190,
+    kafka_19661 => KafkaBug::Kafka19661,
     kafka_9801 => KafkaBug::Kafka9801,
     kafka_10284 => KafkaBug::Kafka10284,
 }

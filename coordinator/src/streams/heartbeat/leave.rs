@@ -25,10 +25,18 @@ pub fn fence_member(
     let p = &group.persistent;
     let mut records: Vec<Record> = member_tombstones(&group.group_id, member_id).into();
     let epoch = p.group_epoch + 1;
+    // The fence keeps the group's metadata hash (KAFKA-19661, apache/kafka#20600). 4.1's wrote
+    // hash 0, so the next heartbeat saw the metadata "change", bumped the epoch a second time and
+    // configured the topology again.
+    let metadata_hash = if env.config.kafka_bugs.on(KafkaBug::Kafka19661) {
+        0
+    } else {
+        p.metadata_hash
+    };
     records.push(group_metadata_record(
         &group.group_id,
         epoch,
-        p.metadata_hash,
+        metadata_hash,
         p.validated_topology_epoch,
         &p.last_assignment_configs,
         p.stored_description_topology_epoch,

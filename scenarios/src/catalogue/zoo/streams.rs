@@ -9,7 +9,7 @@ use sim::spec::StreamsAppSpec;
 
 use crate::catalogue::check::{View, ensure};
 use crate::catalogue::streams::{APP, app, cluster, h, injected, p, stop};
-use crate::catalogue::{Faults, Scenario};
+use crate::catalogue::{Expect, Faults, Scenario};
 
 /// Clients that give a request up after 1.5 s, so that while answers are lost they heartbeat
 /// (and are processed) every couple of seconds, well inside their 10 s session.
@@ -121,6 +121,35 @@ pub fn scenarios() -> Vec<Scenario> {
             expect: injected(),
             check: shutdown_on_leave,
         },
+        Scenario {
+            name: "bug-leave-bumps-once",
+            description: "process 2 of three closes for good at 20 s and the coordinator's broker \
+                          crashes at 25 s for 10 s: the leave bumps the group epoch once and the \
+                          fail-over does not (KAFKA-19661's fence wrote metadata hash 0, so the \
+                          next coordinator, computing the hash afresh, bumped it again)",
+            default_seed: 1,
+            cluster: || cluster(app(3, 1), 6),
+            faults: Faults::Schedule(|| {
+                vec![
+                    FaultWindow::at(20_000, FaultKind::RemoveProcess { host: p(2) }),
+                    FaultWindow::at(
+                        25_000,
+                        FaultKind::Crash {
+                            host: HostRef::coordinator_of(APP),
+                        },
+                    )
+                    .lasting(10_000),
+                ]
+            }),
+            // Heartbeats go on for 10 s after the group converged, so the members reach the
+            // coordinator that loaded the group.
+            expect: Expect {
+                faults_injected: true,
+                settle_ms: 10_000,
+                ..Expect::default()
+            },
+            check: leave_bumps_once,
+        },
     ]
 }
 
@@ -204,5 +233,20 @@ fn shutdown_on_leave(v: &View) -> Result<(), String> {
     let g = v.group(APP)?;
     ensure(g.members.is_empty(), || {
         format!("{} members still in the group", g.members.len())
+    })
+}
+
+fn leave_bumps_once(v: &View) -> Result<(), String> {
+    let (at, _) = v.injected("remove-process")?;
+    let before = v.epoch_at(APP, at - 1);
+    let after: Vec<(i64, i32)> = v
+        .streams_epochs(APP)
+        .into_iter()
+        .filter(|(t, _)| *t >= at)
+        .collect();
+    ensure(after.len() == 1 && after[0].1 == before + 1, || {
+        format!(
+            "the group epoch went from {before} through {after:?} after one leave, not once by one"
+        )
     })
 }
