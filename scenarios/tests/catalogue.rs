@@ -88,6 +88,8 @@ scenarios! {
     swarm_streams => "swarm-streams",
     swarm_classic_static => "swarm-classic-static",
     swarm_mixed => "swarm-mixed",
+    bug_standby_behind_new_active => "bug-standby-behind-new-active",
+    bug_cold_start_not_sticky => "bug-cold-start-not-sticky",
 }
 
 /// snapshots/ holds exactly one summary per catalogue scenario and seed 1..=3 (plus its README): a
