@@ -35,6 +35,12 @@ pub enum KafkaBug {
     Kafka9801,
     /// KAFKA-10284: a static member's replacement in a Stable classic group is not persisted.
     Kafka10284,
+    /// KAFKA-20899: the sticky task assignor loses a previous standby owner when the first listed
+    /// one's process already holds the task.
+    Kafka20899,
+    /// KAFKA-20719: the sticky task assignor ignores reported task offsets, so a cold start is not
+    /// sticky.
+    Kafka20719,
 }
 
 /// Whether Apache Kafka 4.4.0 itself carries the bug.
@@ -225,6 +231,43 @@ pub const BUGS: &[BugInfo] = &[
         acts: "coordinator/src/classic/join.rs: update_static_member_then_rebalance_or_complete_join",
         targeted: "bug-static-restart-then-failover",
         caught_by: "TODO",
+    },
+    BugInfo {
+        bug: KafkaBug::Kafka20899,
+        name: "kafka-20899",
+        ticket: "KAFKA-20899",
+        title: "Fix \"streams\" StickyAssignor bug for standby tasks",
+        fix: "apache/kafka#23096",
+        affected: "streams groups 4.2.0 to 4.3.x (fixed on the 4.2 and 4.3 branches after their \
+                   releases, and in 4.4.0)",
+        polarity: Polarity::PreFix,
+        side: Side::Coordinator,
+        group: Group::Streams,
+        symptom: "a standby replica whose first listed previous standby owner's process already \
+                  holds the task (typically just given the active) does not go to another \
+                  previous standby owner that lacks it, but to the least-loaded process: its \
+                  local state is restored from scratch",
+        acts: "coordinator/src/streams/assignor/sticky.rs: find_prev_member_with_least_load",
+        targeted: "bug-standby-behind-new-active",
+        caught_by: "expectation",
+    },
+    BugInfo {
+        bug: KafkaBug::Kafka20719,
+        name: "kafka-20719",
+        ticket: "KAFKA-20719",
+        title: "\"Streams\" group sticky assignor not sticky at startup",
+        fix: "apache/kafka#22783 (integration test #22630)",
+        affected: "streams groups 4.1.x to 4.3.x",
+        polarity: Polarity::PreFix,
+        side: Side::Coordinator,
+        group: Group::Streams,
+        symptom: "when the whole application restarts (fresh member ids, empty assignments, state \
+                  on disk) the assignor ignores the task offsets the members report and deals \
+                  the tasks out range style: most tasks move away from the process holding \
+                  their state",
+        acts: "coordinator/src/streams/assignor/sticky.rs: collect_previous",
+        targeted: "bug-cold-start-not-sticky",
+        caught_by: "expectation",
     },
 ];
 

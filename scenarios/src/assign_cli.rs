@@ -17,6 +17,10 @@
 //!
 //! Output: `{"members":{"m1":{"activeTasks":{"s0":[0]},"standbyTasks":{"s0":[1]},"warmupTasks":{}}}}`,
 //! member ids, subtopology ids and partitions sorted.
+//!
+//! `--kafka-bug NAME` (repeatable) runs the assignor with a Kafka bug switch on (KAFKA-20899,
+//! KAFKA-20719: the 4.2/4.3 logic; others have no effect here), e.g. to compare with Kafka 4.3.0's
+//! jar (`conformance/assignor-43`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -27,6 +31,7 @@ use coordinator::streams::assignor::{
     self, AssignmentConfigs, GroupAssignment, GroupSpec, MemberSpec, SubtopologySpec, TaskOffsets,
     Tasks, TopologyDescriber,
 };
+use kafka_bugs::{KafkaBug, KafkaBugs};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +45,9 @@ pub struct AssignArgs {
     /// `{"error":"..."}` and the command exits 2 at the end.
     #[arg(long)]
     pub lines: bool,
+    /// Switch a Kafka bug on (repeatable; `regroup bugs` lists them).
+    #[arg(long = "kafka-bug", value_name = "NAME", value_parser = crate::bugs_cli::parse_bug)]
+    pub kafka_bug: Vec<KafkaBug>,
 }
 
 /// Exit status for invalid input.
@@ -49,10 +57,11 @@ pub const EXIT_INVALID_INPUT: i32 = 2;
 pub fn run(args: &AssignArgs) -> i32 {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
+    let bugs = KafkaBugs::of(args.kafka_bug.iter().copied());
     let result = if args.lines {
-        run_lines(&args.input, &mut out)
+        run_lines(&args.input, &mut out, &bugs)
     } else {
-        run_one(&args.input, &mut out)
+        run_one(&args.input, &mut out, &bugs)
     };
     match result {
         Ok(status) => status,
@@ -72,24 +81,24 @@ fn open(input: &str) -> Result<Box<dyn BufRead>, String> {
     }
 }
 
-fn run_one(input: &str, out: &mut impl Write) -> Result<i32, String> {
+fn run_one(input: &str, out: &mut impl Write, bugs: &KafkaBugs) -> Result<i32, String> {
     let mut text = String::new();
     open(input)?
         .read_to_string(&mut text)
         .map_err(|e| format!("cannot read {input}: {e}"))?;
-    let output = assign_json(&text)?;
+    let output = assign_json_with_bugs(&text, bugs)?;
     writeln!(out, "{output}").map_err(|e| format!("cannot write output: {e}"))?;
     Ok(0)
 }
 
-fn run_lines(input: &str, out: &mut impl Write) -> Result<i32, String> {
+fn run_lines(input: &str, out: &mut impl Write, bugs: &KafkaBugs) -> Result<i32, String> {
     let mut status = 0;
     for (n, line) in open(input)?.lines().enumerate() {
         let line = line.map_err(|e| format!("cannot read {input}: {e}"))?;
         if line.trim().is_empty() {
             continue;
         }
-        let output = assign_json(&line).unwrap_or_else(|message| {
+        let output = assign_json_with_bugs(&line, bugs).unwrap_or_else(|message| {
             eprintln!("regroup assign: line {}: {message}", n + 1);
             status = EXIT_INVALID_INPUT;
             serde_json::json!({ "error": message }).to_string()
@@ -101,10 +110,16 @@ fn run_lines(input: &str, out: &mut impl Write) -> Result<i32, String> {
 
 /// Parses one input document, runs the assignor and renders the output document.
 pub fn assign_json(text: &str) -> Result<String, String> {
+    assign_json_with_bugs(text, &KafkaBugs::none())
+}
+
+/// [`assign_json`] with Kafka bug switches on.
+pub fn assign_json_with_bugs(text: &str, bugs: &KafkaBugs) -> Result<String, String> {
     let input: AssignInput =
         serde_json::from_str(text).map_err(|e| format!("invalid input: {e}"))?;
     let (group, topology) = input.into_spec()?;
-    let assignment = assignor::assign(&group, &topology).map_err(|e| e.to_string())?;
+    let assignment =
+        assignor::assign_with_bugs(&group, &topology, bugs).map_err(|e| e.to_string())?;
     Ok(serde_json::to_string(&AssignOutput::from(assignment))
         .expect("serialising maps of strings cannot fail"))
 }

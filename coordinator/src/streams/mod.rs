@@ -523,6 +523,7 @@ impl StreamsGroups {
             &configured,
             &p.last_assignment_configs,
             assignor.as_ref(),
+            &env.config.kafka_bugs,
             now_ms,
         ) {
             Ok(result) => result.records,

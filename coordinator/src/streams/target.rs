@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use kafka_bugs::KafkaBugs;
 use protocol::ErrorCode;
 
 use crate::error::ApiError;
@@ -109,6 +110,7 @@ pub fn build_target_assignment(
     configured: &ConfiguredTopology,
     assignment_configs: &BTreeMap<String, String>,
     assignor: &dyn TaskAssignor,
+    bugs: &KafkaBugs,
     now_ms: i64,
 ) -> Result<TargetResult, ApiError> {
     let fail = |message: String| {
@@ -155,7 +157,7 @@ pub fn build_target_assignment(
         }));
         Some(
             assignor
-                .assign(&spec, &describer)
+                .assign_with_bugs(&spec, &describer, bugs)
                 .map_err(|e| fail(e.to_string()))?,
         )
     } else {

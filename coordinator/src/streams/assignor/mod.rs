@@ -11,7 +11,9 @@ pub use spec::{
     AssignmentConfigs, AssignorError, GroupAssignment, GroupSpec, MemberAssignment, MemberSpec,
     MemberTasks, Partitions, SubtopologySpec, TaskList, TaskOffsets, Tasks, TopologyDescriber,
 };
-pub use sticky::assign;
+pub use sticky::{assign, assign_with_bugs};
+
+use kafka_bugs::KafkaBugs;
 
 /// Kafka 4.4's `TaskAssignor` (KIP-1357): a named, stateless strategy computing a group's target assignment.
 pub trait TaskAssignor: Send + Sync {
@@ -23,6 +25,18 @@ pub trait TaskAssignor: Send + Sync {
         group: &GroupSpec,
         topology: &TopologyDescriber,
     ) -> Result<GroupAssignment, AssignorError>;
+
+    /// [`Self::assign`] with the run's Kafka bug switches (regroup's, not Kafka's API): an assignor
+    /// with switches of its own overrides it; the others ignore `bugs`.
+    fn assign_with_bugs(
+        &self,
+        group: &GroupSpec,
+        topology: &TopologyDescriber,
+        bugs: &KafkaBugs,
+    ) -> Result<GroupAssignment, AssignorError> {
+        let _ = bugs;
+        self.assign(group, topology)
+    }
 }
 
 /// The built-in `sticky` assignor.
@@ -45,5 +59,14 @@ impl TaskAssignor for StickyTaskAssignor {
         topology: &TopologyDescriber,
     ) -> Result<GroupAssignment, AssignorError> {
         sticky::assign(group, topology)
+    }
+
+    fn assign_with_bugs(
+        &self,
+        group: &GroupSpec,
+        topology: &TopologyDescriber,
+        bugs: &KafkaBugs,
+    ) -> Result<GroupAssignment, AssignorError> {
+        sticky::assign_with_bugs(group, topology, bugs)
     }
 }

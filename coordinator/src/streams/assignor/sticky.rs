@@ -18,6 +18,8 @@
 use std::cmp::Ordering;
 use std::collections::HashSet;
 
+use kafka_bugs::{KafkaBug, KafkaBugs};
+
 use super::spec::{AssignorError, GroupAssignment, GroupSpec, TaskRef, TopologyDescriber};
 use crate::java::{
     JavaHashMapOrder, JavaPriorityQueue, SMALL_MAP_MAX_KEYS, compare_strings, heap_offer,
@@ -34,7 +36,18 @@ pub fn assign(
     group: &GroupSpec,
     topology: &TopologyDescriber,
 ) -> Result<GroupAssignment, AssignorError> {
-    let mut state = State::new(group, topology)?;
+    assign_with_bugs(group, topology, &KafkaBugs::none())
+}
+
+/// [`assign`] with Kafka bug switches: `bugs` may restore the assignor's logic from before the
+/// fixes of KAFKA-20899 and KAFKA-20719 (see [`State::find_prev_member_with_least_load`] and
+/// [`State::collect_previous`]); every other switch is ignored here.
+pub fn assign_with_bugs(
+    group: &GroupSpec,
+    topology: &TopologyDescriber,
+    bugs: &KafkaBugs,
+) -> Result<GroupAssignment, AssignorError> {
+    let mut state = State::new(group, topology, bugs)?;
     state.assign_active()?;
     if state.num_standby > 0 {
         state.assign_standby();
@@ -250,6 +263,8 @@ struct State<'a> {
     candidates: Vec<u32>,
     /// Assignments made, in order: (member, task, active?).
     assigned: Vec<(u32, u32, bool)>,
+    /// KAFKA-20899 switched on: the previous-standby search of Kafka 4.2.0-4.3.x.
+    kafka_20899: bool,
     // The quota bookkeeping, in Java `int` arithmetic.
     total_active_tasks: i32,
     total_tasks: i32,
@@ -272,7 +287,11 @@ fn tasks_per_member(tasks: i32, members: i32) -> i32 {
 }
 
 impl<'a> State<'a> {
-    fn new(group: &'a GroupSpec, topology: &'a TopologyDescriber) -> Result<Self, AssignorError> {
+    fn new(
+        group: &'a GroupSpec,
+        topology: &'a TopologyDescriber,
+        bugs: &KafkaBugs,
+    ) -> Result<Self, AssignorError> {
         let num_standby = group.configs.num_standby_replicas;
         if num_standby < 0 {
             return Err(AssignorError::NegativeStandbyReplicas(num_standby));
@@ -389,6 +408,7 @@ impl<'a> State<'a> {
             candidates_start: Vec::new(),
             candidates: Vec::new(),
             assigned: Vec::with_capacity(num_tasks * (1 + num_standby.min(4) as usize)),
+            kafka_20899: bugs.on(KafkaBug::Kafka20899),
             total_active_tasks,
             total_tasks,
             members_with_active_capacity: members_count,
@@ -397,18 +417,20 @@ impl<'a> State<'a> {
             total_tasks_per_member: tasks_per_member(total_tasks, members_count),
             space,
         };
-        state.collect_previous(group, &member_order)?;
+        state.collect_previous(group, &member_order, bugs.on(KafkaBug::Kafka20719))?;
         Ok(state)
     }
 
     /// Validates the members' current tasks and offsets and fills `prev_active` and the ranked standby
     /// candidates from them. Rejected: subtopologies the topology does not have and negative partitions.
     /// Partitions at or above a subtopology's task count are accepted and, as in Kafka, have no effect
-    /// (they occur when a topic shrank after the member got the task).
+    /// (they occur when a topic shrank after the member got the task). `kafka_20719`: the candidate
+    /// lists of Kafka 4.1-4.3 (current standbys only, unranked).
     fn collect_previous(
         &mut self,
         group: &GroupSpec,
         member_order: &[u32],
+        kafka_20719: bool,
     ) -> Result<(), AssignorError> {
         // (task, is a current standby, offset, member): ranked below into Kafka's per-task candidate lists
         // (current standbys first, then by offset descending, ties in member order).
@@ -484,6 +506,18 @@ impl<'a> State<'a> {
             for (sub_id, offsets) in &spec.task_end_offsets {
                 sub_of(sub_id, "taskEndOffsets", &mut cursor)?;
                 check_first(sub_id, offsets.keys().next().copied(), "taskEndOffsets")?;
+            }
+        }
+        // KAFKA-20719 (fixed by apache/kafka#22783, in 4.4.0): before the fix, `initialize` listed as a
+        // task's previous-standby candidates only the members whose current standby set holds it, in
+        // member order, and read no task offsets: a restarted member (fresh id, empty assignment)
+        // was nobody's candidate, whatever state it had on disk, so a cold start dealt the tasks out
+        // afresh. Restored here by dropping the offset reporters and the offsets the lists are
+        // ranked by (the stable sort below then keeps member order).
+        if kafka_20719 {
+            entries.retain(|&(_, current_standby, _, _)| current_standby);
+            for entry in &mut entries {
+                entry.2 = 0;
             }
         }
         if entries.is_empty() {
@@ -602,6 +636,42 @@ impl<'a> State<'a> {
     /// and member count are both strictly lower; with `skip_holding`, candidates whose process already
     /// holds the task are passed over.
     fn find_prev_member_with_least_load(&self, task: u32, skip_holding: bool) -> u32 {
+        // KAFKA-20899 (fixed by apache/kafka#23096; in 4.2.0-4.3.x): before the fix the search began
+        // with the first listed candidate whatever its process held, let a later one replace it only
+        // if that one's process lacked the task (and had strictly lower load and count), and at the
+        // end returned nothing if the *first* candidate's process held the task, even when a later
+        // candidate had been chosen. So a previous standby owner was lost whenever the first listed
+        // one's process had just been given the active copy. (In the active phase, with nothing to
+        // skip, both forms return the same member.)
+        if skip_holding && self.kafka_20899 {
+            let Some((&first, rest)) = self.candidates_of(task).split_first() else {
+                return NONE;
+            };
+            let first_process = self.member_process[first as usize];
+            let (mut best, mut best_process_load, mut best_member_load) = (
+                first,
+                self.processes[first_process as usize].load,
+                f64::from(self.member_count[first as usize]),
+            );
+            for &m in rest {
+                let p = self.member_process[m as usize];
+                let process_load = self.processes[p as usize].load;
+                let member_load = f64::from(self.member_count[m as usize]);
+                if process_load < best_process_load
+                    && !self.holders.contains(task, p)
+                    && member_load < best_member_load
+                {
+                    best = m;
+                    best_process_load = process_load;
+                    best_member_load = member_load;
+                }
+            }
+            return if self.holders.contains(task, first_process) {
+                NONE
+            } else {
+                best
+            };
+        }
         let mut best = NONE;
         let mut best_process_load = f64::MAX;
         let mut best_member_load = f64::MAX;
@@ -855,7 +925,209 @@ fn by_load(procs: &[Process], a: u32, b: u32) -> Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::streams::assignor::spec::{MemberSpec, Tasks};
+    use crate::streams::assignor::spec::{MemberSpec, TaskOffsets, Tasks};
+
+    fn tasks(sub: &str, partitions: &[i32]) -> Tasks {
+        if partitions.is_empty() {
+            return Tasks::new();
+        }
+        [(sub.to_string(), partitions.iter().copied().collect())].into()
+    }
+
+    fn offsets(sub: &str, partitions: &[(i32, i64)]) -> TaskOffsets {
+        [(sub.to_string(), partitions.iter().copied().collect())].into()
+    }
+
+    /// Each member's (active, standby) partitions of subtopology `s`, by member id.
+    fn roles(a: &GroupAssignment) -> Vec<(String, Vec<i32>, Vec<i32>)> {
+        a.members()
+            .map(|m| {
+                let of = |t: &Tasks| {
+                    t.get("s")
+                        .map(|p| p.iter().copied().collect())
+                        .unwrap_or_default()
+                };
+                (
+                    m.member_id().to_string(),
+                    of(&m.active().to_tasks()),
+                    of(&m.standby().to_tasks()),
+                )
+            })
+            .collect()
+    }
+
+    fn expect(a: &GroupAssignment, want: &[(&str, &[i32], &[i32])]) {
+        let want: Vec<(String, Vec<i32>, Vec<i32>)> = want
+            .iter()
+            .map(|(m, a, s)| (m.to_string(), a.to_vec(), s.to_vec()))
+            .collect();
+        assert_eq!(roles(a), want);
+    }
+
+    /// Kafka's `shouldAssignStandbyToPreviousStandbyThatDoesNotHoldTheActiveTask` (added with
+    /// KAFKA-20899): m1 {s2}, m2 {a0, s2}, m3 {a1}, m4 {}; 3 stateful tasks, 1 standby replica.
+    /// (Member ids m1..m4 iterate in that order in a Java `HashMap`, as the test's `LinkedHashMap`.)
+    fn kafka_20899_case() -> (GroupSpec, TopologyDescriber) {
+        let member = |id: &str, process: &str, active: &[i32], standby: &[i32]| MemberSpec {
+            active_tasks: tasks("s", active),
+            standby_tasks: tasks("s", standby),
+            ..MemberSpec::new(id, process)
+        };
+        let group = GroupSpec {
+            members: vec![
+                member("m1", "p1", &[], &[2]),
+                member("m2", "p2", &[0], &[2]),
+                member("m3", "p3", &[1], &[]),
+                member("m4", "p4", &[], &[]),
+            ],
+            configs: crate::streams::assignor::AssignmentConfigs {
+                num_standby_replicas: 1,
+                ..Default::default()
+            },
+        };
+        (group, TopologyDescriber::new([("s", 3, true)]))
+    }
+
+    #[test]
+    fn kafka_20899_fixed_standby_goes_to_the_previous_standby_without_the_active() {
+        let (group, topology) = kafka_20899_case();
+        // Task 2 goes active to m1, the first of its previous standbys; its standby then goes to
+        // m2, the other previous standby, whose process lacks it (Kafka 4.4.0's result).
+        expect(
+            &assign(&group, &topology).unwrap(),
+            &[
+                ("m1", &[2], &[]),
+                ("m2", &[0], &[2]),
+                ("m3", &[1], &[0]),
+                ("m4", &[], &[1]),
+            ],
+        );
+    }
+
+    #[test]
+    fn kafka_20899_pre_fix_standby_falls_through_to_the_least_loaded_process() {
+        let (group, topology) = kafka_20899_case();
+        // Before apache/kafka#23096 the search stops at m1, whose process holds task 2 now: the
+        // standby goes to the least-loaded phase (m4) and m2's copy of task 2 is dropped. Kafka
+        // 4.3.0's jar does the same with task 2 (conformance/assignor-43); it breaks the tie
+        // between equally loaded processes for tasks 0 and 1 the other way (m2 s{1}, m4 s{0, 2}).
+        let bugs = KafkaBugs::of([KafkaBug::Kafka20899]);
+        expect(
+            &assign_with_bugs(&group, &topology, &bugs).unwrap(),
+            &[
+                ("m1", &[2], &[]),
+                ("m2", &[0], &[]),
+                ("m3", &[1], &[0]),
+                ("m4", &[], &[1, 2]),
+            ],
+        );
+        // The other switch does not touch this input (no task offsets).
+        let other = KafkaBugs::of([KafkaBug::Kafka20719]);
+        assert_eq!(
+            assign_with_bugs(&group, &topology, &other).unwrap(),
+            assign(&group, &topology).unwrap()
+        );
+    }
+
+    #[test]
+    fn kafka_20899_pre_fix_keeps_a_later_candidate_when_the_first_lacks_the_task() {
+        // Task 0's previous standbys are m1 (p1, loaded) and m2 (p2, idle); its active stays with
+        // m3. Neither standby process holds task 0, so the pre-fix search may pick the later,
+        // less-loaded m2 and returns it: both forms agree.
+        let member = |id: &str, process: &str, active: &[i32], standby: &[i32]| MemberSpec {
+            active_tasks: tasks("s", active),
+            standby_tasks: tasks("s", standby),
+            ..MemberSpec::new(id, process)
+        };
+        let group = GroupSpec {
+            members: vec![
+                member("m1", "p1", &[1, 2], &[0]),
+                member("m2", "p2", &[], &[0]),
+                member("m3", "p3", &[0], &[]),
+            ],
+            configs: crate::streams::assignor::AssignmentConfigs {
+                num_standby_replicas: 1,
+                ..Default::default()
+            },
+        };
+        let topology = TopologyDescriber::new([("s", 3, true)]);
+        let bugs = KafkaBugs::of([KafkaBug::Kafka20899]);
+        assert_eq!(
+            assign_with_bugs(&group, &topology, &bugs).unwrap(),
+            assign(&group, &topology).unwrap()
+        );
+    }
+
+    /// A cold start (Kafka's `shouldAssignTasksToMembersReportingTaskOffsetsOnColdStart`, with one
+    /// standby replica): fresh members m1 (p1) and m2 (p2) with no assignment report the offsets of
+    /// the tasks on their disks, m1 tasks 0 and 1, m2 tasks 2 and 3.
+    fn kafka_20719_case() -> (GroupSpec, TopologyDescriber) {
+        let member = |id: &str, process: &str, reported: &[i32]| MemberSpec {
+            task_offsets: offsets("s", &reported.iter().map(|&p| (p, 100)).collect::<Vec<_>>()),
+            ..MemberSpec::new(id, process)
+        };
+        let group = GroupSpec {
+            members: vec![member("m1", "p1", &[0, 1]), member("m2", "p2", &[2, 3])],
+            configs: crate::streams::assignor::AssignmentConfigs {
+                num_standby_replicas: 1,
+                ..Default::default()
+            },
+        };
+        (group, TopologyDescriber::new([("s", 4, true)]))
+    }
+
+    #[test]
+    fn kafka_20719_fixed_cold_start_gives_each_task_to_the_process_with_its_state() {
+        let (group, topology) = kafka_20719_case();
+        expect(
+            &assign(&group, &topology).unwrap(),
+            &[("m1", &[0, 1], &[2, 3]), ("m2", &[2, 3], &[0, 1])],
+        );
+    }
+
+    #[test]
+    fn kafka_20719_pre_fix_cold_start_ignores_the_reported_offsets() {
+        let (group, topology) = kafka_20719_case();
+        // Before apache/kafka#22783 nobody is a candidate for anything: the tasks are dealt out
+        // range style and half of them move away from their state (Kafka 4.3.0's jar also moves
+        // half, dealing m1 {0, 2} and m2 {1, 3}: the same deal with the processes' tie the other
+        // way).
+        let bugs = KafkaBugs::of([KafkaBug::Kafka20719]);
+        expect(
+            &assign_with_bugs(&group, &topology, &bugs).unwrap(),
+            &[("m1", &[1, 3], &[0, 2]), ("m2", &[0, 2], &[1, 3])],
+        );
+    }
+
+    #[test]
+    fn kafka_20719_pre_fix_lists_standbys_in_member_order_whatever_their_offsets() {
+        // Task 0's active owner is gone; m1 and m2 both hold its standby, m2 with far more of its
+        // state. Kafka 4.4.0 ranks m2 first and promotes it; 4.1-4.3 took the first in member
+        // order, m1 (the two are equally loaded, so the later one never replaces it).
+        let member =
+            |id: &str, process: &str, standby: &[i32], reported: &[(i32, i64)]| MemberSpec {
+                standby_tasks: tasks("s", standby),
+                task_offsets: offsets("s", reported),
+                ..MemberSpec::new(id, process)
+            };
+        let group = GroupSpec {
+            members: vec![
+                member("m1", "p1", &[0], &[(0, 10)]),
+                member("m2", "p2", &[0], &[(0, 1_000)]),
+            ],
+            ..GroupSpec::default()
+        };
+        let topology = TopologyDescriber::new([("s", 2, true)]);
+        expect(
+            &assign(&group, &topology).unwrap(),
+            &[("m1", &[1], &[]), ("m2", &[0], &[])],
+        );
+        let bugs = KafkaBugs::of([KafkaBug::Kafka20719]);
+        expect(
+            &assign_with_bugs(&group, &topology, &bugs).unwrap(),
+            &[("m1", &[0], &[]), ("m2", &[1], &[])],
+        );
+    }
 
     #[test]
     fn output_lists_subtopologies_in_rust_order_when_java_order_differs() {

@@ -117,6 +117,7 @@ pub(super) fn update_target_assignment<'p>(
         inputs.configured,
         &inputs.configs.to_map(),
         assignor.as_ref(),
+        hb.bugs,
         hb.now_ms,
     )?;
     hb.records.extend(result.records);
