@@ -155,7 +155,7 @@ pub const BUGS: &[BugInfo] = &[
                   SyncGroup gets an empty assignment; its partitions stay unowned",
         acts: "coordinator/src/classic/join.rs: update_static_member_then_rebalance",
         targeted: "bug-static-restart-while-completing",
-        caught_by: "TODO",
+        caught_by: "convergence",
     },
     BugInfo {
         bug: KafkaBug::Kafka10284,
@@ -170,7 +170,7 @@ pub const BUGS: &[BugInfo] = &[
                   after the coordinator moves: the new member id was never written",
         acts: "coordinator/src/classic/join.rs: update_static_member_then_rebalance",
         targeted: "bug-static-restart-then-failover",
-        caught_by: "TODO",
+        caught_by: "convergence",
     },
 ];
 

@@ -88,6 +88,8 @@ scenarios! {
     swarm_streams => "swarm-streams",
     swarm_classic_static => "swarm-classic-static",
     swarm_mixed => "swarm-mixed",
+    bug_static_restart_while_completing => "bug-static-restart-while-completing",
+    bug_static_restart_then_failover => "bug-static-restart-then-failover",
 }
 
 /// snapshots/ holds exactly one summary per catalogue scenario and seed 1..=3 (plus its README): a
