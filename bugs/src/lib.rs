@@ -212,9 +212,9 @@ pub const BUGS: &[BugInfo] = &[
         group: Group::Classic,
         symptom: "a static member restarting between the join responses and the leader's \
                   SyncGroup gets an empty assignment; its partitions stay unowned",
-        acts: "coordinator/src/classic/join.rs: update_static_member_then_rebalance_or_complete_join",
+        acts: "coordinator/src/classic/join.rs: update_static_member_then_rebalance",
         targeted: "bug-static-restart-while-completing",
-        caught_by: "TODO",
+        caught_by: "convergence",
     },
     BugInfo {
         bug: KafkaBug::Kafka10284,
@@ -228,9 +228,9 @@ pub const BUGS: &[BugInfo] = &[
         group: Group::Classic,
         symptom: "a static member that restarted in a Stable group is fenced (FENCED_INSTANCE_ID) \
                   after the coordinator moves: the new member id was never written",
-        acts: "coordinator/src/classic/join.rs: update_static_member_then_rebalance_or_complete_join",
+        acts: "coordinator/src/classic/join.rs: update_static_member_then_rebalance",
         targeted: "bug-static-restart-then-failover",
-        caught_by: "TODO",
+        caught_by: "convergence",
     },
     BugInfo {
         bug: KafkaBug::Kafka20899,

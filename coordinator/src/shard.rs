@@ -116,6 +116,7 @@ impl Shard {
             | Request::DescribeGroups(_) => {
                 let mut env = crate::classic::api::ClassicEnv {
                     config: &self.config.classic,
+                    bugs: &self.config.kafka_bugs,
                     classic: &mut self.classic,
                     streams: &mut self.streams,
                     timers: &mut self.timers,

@@ -3,6 +3,7 @@
 //! error mapping of failed operations), the group-type dispatch of `GroupMetadataManager` (a streams group
 //! with the same id), and version shaping of the responses (LeaveGroup v0-2, DescribeGroups v6).
 
+use kafka_bugs::KafkaBugs;
 use protocol::messages::describe_groups_response::DescribedGroup;
 use protocol::messages::leave_group_response::MemberResponse;
 use protocol::messages::{
@@ -30,6 +31,9 @@ use crate::timer::Timers;
 /// and DescribeGroups names.
 pub(crate) struct ClassicEnv<'a> {
     pub config: &'a ClassicConfig,
+    /// The Kafka bugs switched on (the shard's `kafka_bugs`); JoinGroup's static-member replacement
+    /// reads them.
+    pub bugs: &'a KafkaBugs,
     pub classic: &'a mut ClassicGroups,
     pub streams: &'a mut dyn OtherGroupType,
     pub timers: &'a mut Timers<TimerTask>,
@@ -135,10 +139,11 @@ fn join_group(
         classic,
         timers,
         config,
+        bugs,
         ..
     } = env;
     let result = classic.run(config, timers, now_ms, out, |groups, ids, ctx| {
-        join::join(groups, ids, conversion, &req, ctx)
+        join::join(groups, ids, conversion, &req, bugs, ctx)
     });
     if result.is_err() {
         let response = shape_join(

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use kafka_bugs::{KafkaBug, KafkaBugs};
 use protocol::ErrorCode;
 
 use super::ctx::{Ctx, append_error_to_response_error};
@@ -60,6 +61,7 @@ pub(crate) fn join(
     ids: &mut MemberIdGenerator,
     conversion: Vec<Record>,
     req: &JoinRequest,
+    bugs: &KafkaBugs,
     ctx: &mut Ctx,
 ) -> Step {
     let is_unknown_member = req.member_id.is_empty();
@@ -78,7 +80,7 @@ pub(crate) fn join(
         req.reply(ctx, join_error("", ErrorCode::GroupMaxSizeReached));
         Ok(())
     } else if is_unknown_member {
-        join_new_member(group, ids, req, ctx)
+        join_new_member(group, ids, req, bugs, ctx)
     } else {
         join_existing_member(group, req, ctx)
     };
@@ -130,6 +132,7 @@ fn join_new_member(
     group: &mut ClassicGroup,
     ids: &mut MemberIdGenerator,
     req: &JoinRequest,
+    bugs: &KafkaBugs,
     ctx: &mut Ctx,
 ) -> Step {
     if group.is_in_state(GroupState::Dead) {
@@ -149,6 +152,7 @@ fn join_new_member(
                 &existing,
                 &new_member_id,
                 req,
+                bugs,
                 ctx,
             ),
             None => add_member_then_rebalance(group, &new_member_id, req, ctx),
@@ -283,12 +287,16 @@ fn add_member_then_rebalance(
 /// `updateStaticMemberThenRebalanceOrCompleteJoin`: a known instance joins with an unknown member id. The
 /// old member id is replaced (its parked requests fenced); in a Stable group whose selected protocol
 /// stays the same the group is written and answered without a rebalance.
+///
+/// Two Kafka bug switches restore what this did before its fixes: KAFKA-9801 (no rebalance in
+/// CompletingRebalance) and KAFKA-10284 (nothing written in Stable).
 fn update_static_member_then_rebalance(
     group: &mut ClassicGroup,
     instance: &str,
     old_member_id: &str,
     new_member_id: &str,
     req: &JoinRequest,
+    bugs: &KafkaBugs,
     ctx: &mut Ctx,
 ) -> Step {
     let current_leader = group.leader_id().map(str::to_string);
@@ -323,6 +331,14 @@ fn update_static_member_then_rebalance(
     );
 
     match group.state() {
+        // Before KAFKA-10284's fix (apache/kafka#9270, 2.6.1 and 2.7.0) a Stable group neither checked
+        // the protocol the next generation would select nor wrote anything: the new member id lived
+        // only in memory, and the join was answered at once with the old leader id and no members
+        // (the answer 4.4.0 still gives before v9; KIP-814's v9 answer came later, after the write).
+        GroupState::Stable if bugs.on(KafkaBug::Kafka10284) => {
+            answer_as_follower(group, new_member_id, current_leader.as_deref(), ctx);
+            Ok(())
+        }
         GroupState::Stable => {
             let selected = group.select_protocol()?;
             if group.protocol_name().unwrap_or("") != selected {
@@ -363,18 +379,16 @@ fn update_static_member_then_rebalance(
                 Ok(()) => {
                     // Before v9 a returning leader is told the old leader id, so it acts as a follower
                     // and does not compute an assignment the Stable group would ignore (KAFKA-8500).
-                    let response = join_success(
-                        group,
-                        new_member_id,
-                        current_leader.as_deref(),
-                        Vec::new(),
-                        false,
-                    );
-                    if let Some(parked) = group.take_join(new_member_id) {
-                        answer_parked_join(ctx.out, parked, response);
-                    }
+                    answer_as_follower(group, new_member_id, current_leader.as_deref(), ctx);
                 }
             }
+            Ok(())
+        }
+        // Before KAFKA-9801's fix (apache/kafka#8405, 2.5.0) CompletingRebalance was answered like
+        // Stable: at once, at the current generation, no rebalance. The leader then assigns to the
+        // old member id, and the new one gets an empty assignment at SyncGroup.
+        GroupState::CompletingRebalance if bugs.on(KafkaBug::Kafka9801) => {
+            answer_as_follower(group, new_member_id, current_leader.as_deref(), ctx);
             Ok(())
         }
         // The leader may already be assigning to the old member id (KAFKA-9801): rebalance again.
@@ -386,5 +400,20 @@ fn update_static_member_then_rebalance(
             instance
         ))),
         GroupState::PreparingRebalance => maybe_complete_join_phase(group, ctx),
+    }
+}
+
+/// Answers the replacing member's parked JoinGroup at once at the current generation, with no
+/// members and `leader` (the leader before the replacement), so that even a returning leader acts
+/// as a follower.
+fn answer_as_follower(
+    group: &mut ClassicGroup,
+    new_member_id: &str,
+    leader: Option<&str>,
+    ctx: &mut Ctx,
+) {
+    let response = join_success(group, new_member_id, leader, Vec::new(), false);
+    if let Some(parked) = group.take_join(new_member_id) {
+        answer_parked_join(ctx.out, parked, response);
     }
 }

@@ -93,11 +93,14 @@ pub const CLASSIC_STATIC_MEMBER_FENCED_AFTER_MOVE: &str =
 
 /// Whether a static consumer that just died of FENCED_INSTANCE_ID bears the mark of Kafka 4.4's
 /// fencing after a coordinator move: the committed GroupMetadata of its group (what a loading
-/// coordinator starts from) maps its instance id to another member id than the one it holds, and a
+/// coordinator starts from) maps its instance id to another member id than the one it holds, a
 /// coordinator loaded the group's partition after the JoinGroup that handed out that id was sent (the
-/// id lived only in the memory of a coordinator that is gone, or of a zombie). A
-/// coordinator that fenced a member whose id it had committed, or fenced without having moved, does
-/// not match.
+/// id lived only in the memory of a coordinator that is gone, or of a zombie), and that JoinGroup
+/// was answered with a generation the committed records had not reached (a join phase completed:
+/// Kafka writes the id only with that generation's record, at SyncGroup). A coordinator that fenced
+/// a member whose id it had committed, or fenced without having moved, does not match; nor does an
+/// id handed out at the committed generation (a Stable replacement, which Kafka 4.4 writes before
+/// it answers: KAFKA-10284).
 pub fn fenced_after_coordinator_move(
     c: &ClientState,
     model: &Model,
@@ -117,7 +120,7 @@ pub fn fenced_after_coordinator_move(
         (Some(join), Some(load)) => *load >= join,
         _ => false,
     };
-    committed_other && moved_since_join
+    committed_other && moved_since_join && c.id_generation_uncommitted == Some(true)
 }
 
 /// Checks every group; `Ok` carries (group, epoch) of each, `Err` the first thing not yet
@@ -671,6 +674,7 @@ mod tests {
             state.member_id = member_id.into();
             state.instance_id = instance.map(str::to_string);
             state.id_join_sent_ms = joined;
+            state.id_generation_uncommitted = Some(true);
             state
         };
         let loads = |at: i64| -> BTreeMap<i32, i64> { [(partition, at)].into() };
@@ -694,6 +698,21 @@ mod tests {
             &model,
             &BTreeMap::new()
         ));
+        // The id came with the committed generation (a Stable replacement, no join phase): Kafka
+        // 4.4 writes it before answering, so the records would know it (KAFKA-10284's fix).
+        let mut replaced = fenced.clone();
+        replaced.id_generation_uncommitted = Some(false);
+        assert!(!fenced_after_coordinator_move(
+            &replaced,
+            &model,
+            &loads(20_000)
+        ));
+        replaced.id_generation_uncommitted = None;
+        assert!(!fenced_after_coordinator_move(
+            &replaced,
+            &model,
+            &loads(20_000)
+        ));
         // The committed records know the member's own id: a fencing Kafka would not give.
         let committed = client("i1-old", Some("i1"), Some(10_000));
         assert!(!fenced_after_coordinator_move(
@@ -712,6 +731,50 @@ mod tests {
             &model,
             &loads(20_000)
         ));
+    }
+
+    /// The checker notes, at the `Joined` that follows a new member id, whether the JoinGroup
+    /// answer carried a generation past the committed one (a completed join phase) or the committed
+    /// one itself (a Stable replacement).
+    #[test]
+    fn the_generation_of_the_answer_that_gave_a_member_id_is_told_apart() {
+        let joined = |generation: i32| {
+            let (mut model, mut c) = setup(&[1]);
+            let client = ClientRef {
+                kind: ClientKind::Consumer,
+                name: "c3".into(),
+                group_id: "g".into(),
+                instance_id: Some("i3".into()),
+                process_id: String::new(),
+            };
+            let sent = EventKind::RequestSent {
+                broker: "broker-1:9092".into(),
+                api: protocol::Api::JoinGroup,
+                version: 9,
+                correlation_id: 1,
+            };
+            c.on_client_parts(10, 5, "h3", &client, "", &sent, &mut model)
+                .unwrap();
+            let answered = [
+                EventKind::StateChanged {
+                    from: "PREPARING_REBALANCE",
+                    to: "COMPLETING_REBALANCE",
+                },
+                EventKind::Joined { epoch: generation },
+                // A later answer keeps what the first one said.
+                EventKind::Joined { epoch: 9 },
+            ];
+            for (i, e) in answered.iter().enumerate() {
+                c.on_client_parts(11 + i as u64, 6, "h3", &client, "i3-new", e, &mut model)
+                    .unwrap();
+            }
+            let state = &c.clients["c3"];
+            assert_eq!(state.id_join_sent_ms, Some(5));
+            state.id_generation_uncommitted
+        };
+        // The group's committed generation is 2.
+        assert_eq!(joined(3), Some(true));
+        assert_eq!(joined(2), Some(false));
     }
 
     #[test]

@@ -134,6 +134,10 @@ pub struct ClientState {
     pub last_join_sent_ms: Option<i64>,
     /// Classic: when the JoinGroup that handed out the client's current member id was sent.
     pub id_join_sent_ms: Option<i64>,
+    /// Classic: whether that JoinGroup's answer carried a generation newer than the group's
+    /// committed GroupMetadata when it arrived, so that the id could reach the log only with that
+    /// generation's record, written at the leader's SyncGroup (`None` until its `Joined`).
+    pub id_generation_uncommitted: Option<bool>,
     /// Classic: the broker that answered the client's last JoinGroup.
     pub last_join_broker: Option<String>,
     /// Classic: the broker whose JoinGroup answer gave the client its current generation.
@@ -215,6 +219,7 @@ impl Checker {
                 heartbeats_unanswered_since_delivery: 0,
                 last_join_sent_ms: None,
                 id_join_sent_ms: None,
+                id_generation_uncommitted: None,
                 last_join_broker: None,
                 epoch_broker: None,
                 fenced_after_coordinator_move: false,
@@ -230,6 +235,7 @@ impl Checker {
             state.heartbeats_unanswered_since_delivery = 0;
             state.last_join_sent_ms = None;
             state.id_join_sent_ms = None;
+            state.id_generation_uncommitted = None;
             state.last_join_broker = None;
             state.epoch_broker = None;
             state.fenced_after_coordinator_move = false;
@@ -237,11 +243,23 @@ impl Checker {
         if state.member_id != member_id && !member_id.is_empty() {
             // A new member id comes from the answer to the JoinGroup in flight.
             state.id_join_sent_ms = state.last_join_sent_ms;
+            state.id_generation_uncommitted = None;
         }
         state.member_id = member_id.to_string();
         match kind {
             ClientEvent::StateChanged { to, .. } => state.state = to,
-            ClientEvent::Joined { epoch } => state.epoch = *epoch,
+            ClientEvent::Joined { epoch } => {
+                state.epoch = *epoch;
+                if client.kind == ClientKind::Consumer && state.id_generation_uncommitted.is_none()
+                {
+                    let committed = model
+                        .classic
+                        .get(&client.group_id)
+                        .filter(|g| g.exists)
+                        .map_or(-1, |g| g.generation);
+                    state.id_generation_uncommitted = Some(*epoch > committed);
+                }
+            }
             ClientEvent::EpochChanged { to, .. } => state.epoch = *to,
             ClientEvent::RequestSent { api, .. } if *api == Api::OffsetFetch => {
                 state.last_fetch_sent_ms = Some(at_ms);
