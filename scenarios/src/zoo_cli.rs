@@ -169,12 +169,19 @@ pub fn measure(bugs: &[KafkaBug], seeds: u64, threads: usize, quiet: bool) -> Ve
 
 /// The table: one line per bug, then the first blind failure of each.
 pub fn table(rows: &[ZooRow]) -> String {
+    let targeted = |r: &ZooRow| format!("{} (seed {})", r.targeted.scenario, r.targeted.seed);
+    let width = rows
+        .iter()
+        .map(|r| targeted(r).len())
+        .max()
+        .unwrap_or(0)
+        .max("targeted scenario".len());
     let mut out = format!(
-        "{:<12}  {:<40}  {:<44}  {}\n",
+        "{:<12}  {:<width$}  {:<20}  {}\n",
         "bug",
         "targeted scenario",
-        "targeted: caught by",
-        "blind: first seed (rate) per swarm scenario"
+        "caught by",
+        "blind: first failing seed (failed/seeds) per swarm scenario"
     );
     for r in rows {
         let caught = if r.targeted.caught(r.info) {
@@ -205,9 +212,9 @@ pub fn table(rows: &[ZooRow]) -> String {
             })
             .collect();
         out.push_str(&format!(
-            "{:<12}  {:<40}  {:<44}  {}\n",
+            "{:<12}  {:<width$}  {:<20}  {}\n",
             r.info.name,
-            format!("{} (seed {})", r.targeted.scenario, r.targeted.seed),
+            targeted(r),
             caught,
             blind.join(", ")
         ));
