@@ -94,10 +94,10 @@ scenarios! {
     bug_full_group_rejoin => "bug-full-group-rejoin",
     bug_shutdown_on_leave => "bug-shutdown-on-leave",
     bug_leave_bumps_once => "bug-leave-bumps-once",
-    bug_standby_behind_new_active => "bug-standby-behind-new-active",
-    bug_cold_start_not_sticky => "bug-cold-start-not-sticky",
     bug_static_restart_while_completing => "bug-static-restart-while-completing",
     bug_static_restart_then_failover => "bug-static-restart-then-failover",
+    bug_standby_behind_new_active => "bug-standby-behind-new-active",
+    bug_cold_start_not_sticky => "bug-cold-start-not-sticky",
 }
 
 /// snapshots/ holds exactly one summary per catalogue scenario and seed 1..=3 (plus its README): a
