@@ -3,6 +3,7 @@
 //! error mapping of failed operations), the group-type dispatch of `GroupMetadataManager` (a streams group
 //! with the same id), and version shaping of the responses (LeaveGroup v0-2, DescribeGroups v6).
 
+use kafka_bugs::KafkaBugs;
 use protocol::messages::describe_groups_response::DescribedGroup;
 use protocol::messages::leave_group_response::MemberResponse;
 use protocol::messages::{
@@ -30,6 +31,8 @@ use crate::timer::Timers;
 /// and DescribeGroups names.
 pub(crate) struct ClassicEnv<'a> {
     pub config: &'a ClassicConfig,
+    /// The Kafka bugs switched on (the shard's `kafka_bugs`); the classic rules read them from `Ctx`.
+    pub bugs: &'a KafkaBugs,
     pub classic: &'a mut ClassicGroups,
     pub streams: &'a mut dyn OtherGroupType,
     pub timers: &'a mut Timers<TimerTask>,
@@ -135,9 +138,10 @@ fn join_group(
         classic,
         timers,
         config,
+        bugs,
         ..
     } = env;
-    let result = classic.run(config, timers, now_ms, out, |groups, ids, ctx| {
+    let result = classic.run(config, bugs, timers, now_ms, out, |groups, ids, ctx| {
         join::join(groups, ids, conversion, &req, ctx)
     });
     if result.is_err() {
@@ -191,14 +195,20 @@ fn sync_group(
         classic,
         timers,
         config,
+        bugs,
         ..
     } = env;
-    let result = classic.run(config, timers, now_ms, out, |groups, _, ctx| {
-        match groups.get_mut(&req.group_id) {
+    let result = classic.run(
+        config,
+        bugs,
+        timers,
+        now_ms,
+        out,
+        |groups, _, ctx| match groups.get_mut(&req.group_id) {
             Some(group) => sync::sync(group, &req, ctx),
             None => Ok(()),
-        }
-    });
+        },
+    );
     if result.is_err() {
         classic.answer_failed(out, token, sync_error(ErrorCode::UnknownServerError));
     }
@@ -222,11 +232,17 @@ fn heartbeat_request(
             classic,
             timers,
             config,
+            bugs,
             ..
         } = env;
         classic
-            .run(config, timers, now_ms, out, |groups, _, ctx| {
-                match groups.get(group_id) {
+            .run(
+                config,
+                bugs,
+                timers,
+                now_ms,
+                out,
+                |groups, _, ctx| match groups.get(group_id) {
                     Some(group) => heartbeat(
                         group,
                         r.member_id.as_str(),
@@ -235,8 +251,8 @@ fn heartbeat_request(
                         ctx,
                     ),
                     None => Ok(ErrorCode::UnknownMemberId),
-                }
-            })
+                },
+            )
             .unwrap_or(ErrorCode::UnknownServerError)
     };
     out.reply(
@@ -287,15 +303,21 @@ fn leave_group(
             classic,
             timers,
             config,
+            bugs,
             ..
         } = env;
         classic
-            .run(config, timers, now_ms, out, |groups, _, ctx| {
-                match groups.get_mut(group_id) {
+            .run(
+                config,
+                bugs,
+                timers,
+                now_ms,
+                out,
+                |groups, _, ctx| match groups.get_mut(group_id) {
                     Some(group) => leave::leave(group, &members, ctx),
                     None => Ok(Err(ErrorCode::UnknownMemberId)),
-                }
-            })
+                },
+            )
             .unwrap_or(Err(ErrorCode::UnknownServerError))
     };
     out.reply(token, leave_response(result, version));

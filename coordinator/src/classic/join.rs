@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use kafka_bugs::KafkaBug;
 use protocol::ErrorCode;
 
 use super::ctx::{Ctx, append_error_to_response_error};
@@ -143,6 +144,22 @@ fn join_new_member(
     let new_member_id = ids.next_member_id(&req.client_id, req.group_instance_id.as_deref());
     match &req.group_instance_id {
         Some(instance) => match group.static_member_id(instance).map(str::to_string) {
+            // KAFKA-8500 (fixed by apache/kafka#6899): before the fix the member id was replaced only
+            // in Stable; in any other state the known instance was updated under its old member id
+            // and rebalanced (`updateMemberAndRebalance`): nothing fenced, the JoinGroup parked on
+            // the old id silently dropped, and the newcomer answered with the old member id.
+            Some(existing)
+                if ctx.bugs.on(KafkaBug::Kafka8500) && !group.is_in_state(GroupState::Stable) =>
+            {
+                group.update_member(
+                    &existing,
+                    req.protocols.clone(),
+                    req.rebalance_timeout_ms,
+                    req.session_timeout_ms,
+                    Some(req.parked()),
+                );
+                maybe_prepare_rebalance_or_complete_join(group, ctx)
+            }
             Some(existing) => update_static_member_then_rebalance(
                 group,
                 instance,
