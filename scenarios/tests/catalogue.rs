@@ -94,6 +94,8 @@ scenarios! {
     bug_full_group_rejoin => "bug-full-group-rejoin",
     bug_shutdown_on_leave => "bug-shutdown-on-leave",
     bug_leave_bumps_once => "bug-leave-bumps-once",
+    bug_duplicate_instance_while_rebalancing => "bug-duplicate-instance-while-rebalancing",
+    bug_static_restart_misses_rebalance => "bug-static-restart-misses-rebalance",
 }
 
 /// snapshots/ holds exactly one summary per catalogue scenario and seed 1..=3 (plus its README): a

@@ -68,4 +68,6 @@ bugs! {
     kafka_19661 => KafkaBug::Kafka19661,
     kafka_9801 => KafkaBug::Kafka9801,
     kafka_10284 => KafkaBug::Kafka10284,
+    kafka_8500 => KafkaBug::Kafka8500,
+    kafka_8220 => KafkaBug::Kafka8220,
 }
