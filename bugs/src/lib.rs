@@ -41,6 +41,11 @@ pub enum KafkaBug {
     /// KAFKA-20719: the sticky task assignor ignores reported task offsets, so a cold start is not
     /// sticky.
     Kafka20719,
+    /// KAFKA-8500: a static member rejoining with no member id while the classic group rebalances
+    /// keeps the old member id (nothing is fenced).
+    Kafka8500,
+    /// KAFKA-8220: a static member that has not rejoined when the join phase times out is removed.
+    Kafka8220,
 }
 
 /// Whether Apache Kafka 4.4.0 itself carries the bug.
@@ -267,6 +272,42 @@ pub const BUGS: &[BugInfo] = &[
                   their state",
         acts: "coordinator/src/streams/assignor/sticky.rs: collect_previous",
         targeted: "bug-cold-start-not-sticky",
+        caught_by: "expectation",
+    },
+    BugInfo {
+        bug: KafkaBug::Kafka8500,
+        name: "kafka-8500",
+        ticket: "KAFKA-8500",
+        title: "Static member rejoin should always update member.id",
+        fix: "apache/kafka#6899",
+        affected: "classic static membership in trunk and 2.3.0-rc1 (fixed in 2.3.0-rc2, before \
+                   its release)",
+        polarity: Polarity::PreFix,
+        side: Side::Coordinator,
+        group: Group::Classic,
+        symptom: "a second consumer with a member's instance id, joining while the group \
+                  rebalances, is handed the member's own id and nobody is fenced: the two take \
+                  turns, each JoinGroup silently dropping the other's, and the group rebalances \
+                  again every time the loser's request times out",
+        acts: "coordinator/src/classic/join.rs: join_new_member",
+        targeted: "bug-duplicate-instance-while-rebalancing",
+        caught_by: "convergence",
+    },
+    BugInfo {
+        bug: KafkaBug::Kafka8220,
+        name: "kafka-8220",
+        ticket: "KAFKA-8220",
+        title: "Avoid kicking out static group members through rebalance timeout",
+        fix: "apache/kafka#6666",
+        affected: "classic static membership in trunk before its first release (fixed in \
+                   2.3.0-rc1)",
+        polarity: Polarity::PreFix,
+        side: Side::Coordinator,
+        group: Group::Classic,
+        symptom: "a static member restarting within its session but after the rebalance timeout \
+                  of a rebalance it missed is removed, and its return costs another rebalance",
+        acts: "coordinator/src/classic/rebalance.rs: complete_join",
+        targeted: "bug-static-restart-misses-rebalance",
         caught_by: "expectation",
     },
 ];

@@ -179,8 +179,12 @@ impl Shard {
     /// (`GroupCoordinatorShard.onLoaded`), first due `offsets.retention.check.interval.ms` from now.
     pub fn on_loaded(&mut self, now_ms: i64) {
         self.streams.on_loaded(&mut streams_env!(self), now_ms);
-        self.classic
-            .on_loaded(&self.config.classic, &mut self.timers, now_ms);
+        self.classic.on_loaded(
+            &self.config.classic,
+            &self.config.kafka_bugs,
+            &mut self.timers,
+            now_ms,
+        );
         crate::offsets::expiration::schedule(&self.config.offsets, &mut self.timers, now_ms);
     }
 
@@ -223,9 +227,13 @@ impl Shard {
                 })
             }
             TimerTask::Classic(t) => {
-                let outcome =
-                    self.classic
-                        .run_timer(&self.config.classic, &mut self.timers, t, now_ms);
+                let outcome = self.classic.run_timer(
+                    &self.config.classic,
+                    &self.config.kafka_bugs,
+                    &mut self.timers,
+                    t,
+                    now_ms,
+                );
                 self.commit(outcome)
             }
             TimerTask::GroupExpiration => self.cleanup_group_metadata(now_ms),

@@ -96,6 +96,8 @@ scenarios! {
     bug_leave_bumps_once => "bug-leave-bumps-once",
     bug_static_restart_while_completing => "bug-static-restart-while-completing",
     bug_static_restart_then_failover => "bug-static-restart-then-failover",
+    bug_duplicate_instance_while_rebalancing => "bug-duplicate-instance-while-rebalancing",
+    bug_static_restart_misses_rebalance => "bug-static-restart-misses-rebalance",
     bug_standby_behind_new_active => "bug-standby-behind-new-active",
     bug_cold_start_not_sticky => "bug-cold-start-not-sticky",
 }

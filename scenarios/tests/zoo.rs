@@ -70,4 +70,6 @@ bugs! {
     kafka_10284 => KafkaBug::Kafka10284,
     kafka_20899 => KafkaBug::Kafka20899,
     kafka_20719 => KafkaBug::Kafka20719,
+    kafka_8500 => KafkaBug::Kafka8500,
+    kafka_8220 => KafkaBug::Kafka8220,
 }

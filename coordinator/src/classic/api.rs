@@ -31,8 +31,7 @@ use crate::timer::Timers;
 /// and DescribeGroups names.
 pub(crate) struct ClassicEnv<'a> {
     pub config: &'a ClassicConfig,
-    /// The Kafka bugs switched on (the shard's `kafka_bugs`); JoinGroup's static-member replacement
-    /// reads them.
+    /// The Kafka bugs switched on (the shard's `kafka_bugs`); the classic rules read them from `Ctx`.
     pub bugs: &'a KafkaBugs,
     pub classic: &'a mut ClassicGroups,
     pub streams: &'a mut dyn OtherGroupType,
@@ -142,8 +141,8 @@ fn join_group(
         bugs,
         ..
     } = env;
-    let result = classic.run(config, timers, now_ms, out, |groups, ids, ctx| {
-        join::join(groups, ids, conversion, &req, bugs, ctx)
+    let result = classic.run(config, bugs, timers, now_ms, out, |groups, ids, ctx| {
+        join::join(groups, ids, conversion, &req, ctx)
     });
     if result.is_err() {
         let response = shape_join(
@@ -196,14 +195,20 @@ fn sync_group(
         classic,
         timers,
         config,
+        bugs,
         ..
     } = env;
-    let result = classic.run(config, timers, now_ms, out, |groups, _, ctx| {
-        match groups.get_mut(&req.group_id) {
+    let result = classic.run(
+        config,
+        bugs,
+        timers,
+        now_ms,
+        out,
+        |groups, _, ctx| match groups.get_mut(&req.group_id) {
             Some(group) => sync::sync(group, &req, ctx),
             None => Ok(()),
-        }
-    });
+        },
+    );
     if result.is_err() {
         classic.answer_failed(out, token, sync_error(ErrorCode::UnknownServerError));
     }
@@ -227,11 +232,17 @@ fn heartbeat_request(
             classic,
             timers,
             config,
+            bugs,
             ..
         } = env;
         classic
-            .run(config, timers, now_ms, out, |groups, _, ctx| {
-                match groups.get(group_id) {
+            .run(
+                config,
+                bugs,
+                timers,
+                now_ms,
+                out,
+                |groups, _, ctx| match groups.get(group_id) {
                     Some(group) => heartbeat(
                         group,
                         r.member_id.as_str(),
@@ -240,8 +251,8 @@ fn heartbeat_request(
                         ctx,
                     ),
                     None => Ok(ErrorCode::UnknownMemberId),
-                }
-            })
+                },
+            )
             .unwrap_or(ErrorCode::UnknownServerError)
     };
     out.reply(
@@ -292,15 +303,21 @@ fn leave_group(
             classic,
             timers,
             config,
+            bugs,
             ..
         } = env;
         classic
-            .run(config, timers, now_ms, out, |groups, _, ctx| {
-                match groups.get_mut(group_id) {
+            .run(
+                config,
+                bugs,
+                timers,
+                now_ms,
+                out,
+                |groups, _, ctx| match groups.get_mut(group_id) {
                     Some(group) => leave::leave(group, &members, ctx),
                     None => Ok(Err(ErrorCode::UnknownMemberId)),
-                }
-            })
+                },
+            )
             .unwrap_or(Err(ErrorCode::UnknownServerError))
     };
     out.reply(token, leave_response(result, version));

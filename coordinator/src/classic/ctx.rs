@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 
+use kafka_bugs::KafkaBugs;
 use protocol::ErrorCode;
 
 use super::config::ClassicConfig;
@@ -41,6 +42,8 @@ pub fn append_error_to_response_error(error: ErrorCode) -> ErrorCode {
 /// The handler's environment.
 pub(crate) struct Ctx<'a> {
     pub config: &'a ClassicConfig,
+    /// The Kafka bugs switched on (the shard's `kafka_bugs`; none for Kafka 4.4.0).
+    pub bugs: &'a KafkaBugs,
     pub timers: &'a mut Timers<TimerTask>,
     pub now: i64,
     pub out: &'a mut Outcome,

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use kafka_bugs::{KafkaBug, KafkaBugs};
+use kafka_bugs::KafkaBug;
 use protocol::ErrorCode;
 
 use super::ctx::{Ctx, append_error_to_response_error};
@@ -61,7 +61,6 @@ pub(crate) fn join(
     ids: &mut MemberIdGenerator,
     conversion: Vec<Record>,
     req: &JoinRequest,
-    bugs: &KafkaBugs,
     ctx: &mut Ctx,
 ) -> Step {
     let is_unknown_member = req.member_id.is_empty();
@@ -80,7 +79,7 @@ pub(crate) fn join(
         req.reply(ctx, join_error("", ErrorCode::GroupMaxSizeReached));
         Ok(())
     } else if is_unknown_member {
-        join_new_member(group, ids, req, bugs, ctx)
+        join_new_member(group, ids, req, ctx)
     } else {
         join_existing_member(group, req, ctx)
     };
@@ -132,7 +131,6 @@ fn join_new_member(
     group: &mut ClassicGroup,
     ids: &mut MemberIdGenerator,
     req: &JoinRequest,
-    bugs: &KafkaBugs,
     ctx: &mut Ctx,
 ) -> Step {
     if group.is_in_state(GroupState::Dead) {
@@ -146,13 +144,28 @@ fn join_new_member(
     let new_member_id = ids.next_member_id(&req.client_id, req.group_instance_id.as_deref());
     match &req.group_instance_id {
         Some(instance) => match group.static_member_id(instance).map(str::to_string) {
+            // KAFKA-8500 (fixed by apache/kafka#6899): before the fix the member id was replaced only
+            // in Stable; in any other state the known instance was updated under its old member id
+            // and rebalanced (`updateMemberAndRebalance`): nothing fenced, the JoinGroup parked on
+            // the old id silently dropped, and the newcomer answered with the old member id.
+            Some(existing)
+                if ctx.bugs.on(KafkaBug::Kafka8500) && !group.is_in_state(GroupState::Stable) =>
+            {
+                group.update_member(
+                    &existing,
+                    req.protocols.clone(),
+                    req.rebalance_timeout_ms,
+                    req.session_timeout_ms,
+                    Some(req.parked()),
+                );
+                maybe_prepare_rebalance_or_complete_join(group, ctx)
+            }
             Some(existing) => update_static_member_then_rebalance(
                 group,
                 instance,
                 &existing,
                 &new_member_id,
                 req,
-                bugs,
                 ctx,
             ),
             None => add_member_then_rebalance(group, &new_member_id, req, ctx),
@@ -296,7 +309,6 @@ fn update_static_member_then_rebalance(
     old_member_id: &str,
     new_member_id: &str,
     req: &JoinRequest,
-    bugs: &KafkaBugs,
     ctx: &mut Ctx,
 ) -> Step {
     let current_leader = group.leader_id().map(str::to_string);
@@ -335,7 +347,7 @@ fn update_static_member_then_rebalance(
         // the protocol the next generation would select nor wrote anything: the new member id lived
         // only in memory, and the join was answered at once with the old leader id and no members
         // (the answer 4.4.0 still gives before v9; KIP-814's v9 answer came later, after the write).
-        GroupState::Stable if bugs.on(KafkaBug::Kafka10284) => {
+        GroupState::Stable if ctx.bugs.on(KafkaBug::Kafka10284) => {
             answer_as_follower(group, new_member_id, current_leader.as_deref(), ctx);
             Ok(())
         }
@@ -387,7 +399,7 @@ fn update_static_member_then_rebalance(
         // Before KAFKA-9801's fix (apache/kafka#8405, 2.5.0) CompletingRebalance was answered like
         // Stable: at once, at the current generation, no rebalance. The leader then assigns to the
         // old member id, and the new one gets an empty assignment at SyncGroup.
-        GroupState::CompletingRebalance if bugs.on(KafkaBug::Kafka9801) => {
+        GroupState::CompletingRebalance if ctx.bugs.on(KafkaBug::Kafka9801) => {
             answer_as_follower(group, new_member_id, current_leader.as_deref(), ctx);
             Ok(())
         }

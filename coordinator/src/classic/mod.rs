@@ -38,6 +38,7 @@ pub use group::{ClassicGroup, IllegalState};
 pub use member::ClassicMember;
 pub use state::GroupState;
 
+use kafka_bugs::KafkaBugs;
 use protocol::ErrorCode;
 use protocol::messages::{JoinGroupResponse, SyncGroupResponse};
 
@@ -175,6 +176,7 @@ impl ClassicGroups {
         let mut out = Outcome::default();
         self.run(
             config,
+            &KafkaBugs::none(),
             timers,
             now_ms,
             &mut out,
@@ -218,24 +220,32 @@ impl ClassicGroups {
     pub fn on_loaded(
         &mut self,
         config: &ClassicConfig,
+        bugs: &KafkaBugs,
         timers: &mut Timers<TimerTask>,
         now_ms: i64,
     ) {
         let mut scratch = Outcome::default();
         let ids: Vec<String> = self.groups.keys().cloned().collect();
         for group_id in ids {
-            let _ = self.run(config, timers, now_ms, &mut scratch, |groups, _, ctx| {
-                let Some(group) = groups.get_mut(&group_id) else {
-                    return Ok(());
-                };
-                for member_id in group.member_ids() {
-                    rebalance::reschedule_heartbeat(group, &member_id, ctx);
-                }
-                if group.num_members() as i64 > i64::from(ctx.config.max_size) {
-                    rebalance::prepare_rebalance(group, ctx)?;
-                }
-                Ok(())
-            });
+            let _ = self.run(
+                config,
+                bugs,
+                timers,
+                now_ms,
+                &mut scratch,
+                |groups, _, ctx| {
+                    let Some(group) = groups.get_mut(&group_id) else {
+                        return Ok(());
+                    };
+                    for member_id in group.member_ids() {
+                        rebalance::reschedule_heartbeat(group, &member_id, ctx);
+                    }
+                    if group.num_members() as i64 > i64::from(ctx.config.max_size) {
+                        rebalance::prepare_rebalance(group, ctx)?;
+                    }
+                    Ok(())
+                },
+            );
         }
     }
 
@@ -281,12 +291,13 @@ impl ClassicGroups {
     pub fn run_timer(
         &mut self,
         config: &ClassicConfig,
+        bugs: &KafkaBugs,
         timers: &mut Timers<TimerTask>,
         timer: ClassicTimer,
         now_ms: i64,
     ) -> Outcome {
         let mut out = Outcome::default();
-        let _ = self.run(config, timers, now_ms, &mut out, |groups, _, ctx| {
+        let _ = self.run(config, bugs, timers, now_ms, &mut out, |groups, _, ctx| {
             let group_id = match &timer {
                 ClassicTimer::Heartbeat { group_id, .. }
                 | ClassicTimer::InitialJoin { group_id, .. }
@@ -324,6 +335,7 @@ impl ClassicGroups {
     pub(crate) fn run<R>(
         &mut self,
         config: &ClassicConfig,
+        bugs: &KafkaBugs,
         timers: &mut Timers<TimerTask>,
         now_ms: i64,
         out: &mut Outcome,
@@ -338,6 +350,7 @@ impl ClassicGroups {
         let result = {
             let mut ctx = Ctx {
                 config,
+                bugs,
                 timers,
                 now: now_ms,
                 out: &mut *out,
@@ -403,8 +416,11 @@ impl ClassicGroups {
         }
         let mut scratch = Outcome::default();
         let mut failures = VecDeque::new();
+        // Only a heartbeat timer is re-armed here: no switch reads the set.
+        let bugs = KafkaBugs::none();
         let mut ctx = Ctx {
             config,
+            bugs: &bugs,
             timers,
             now: now_ms,
             out: &mut scratch,

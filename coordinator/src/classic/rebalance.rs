@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use bytes::Bytes;
+use kafka_bugs::KafkaBug;
 use protocol::ErrorCode;
 
 use super::config::NEW_MEMBER_JOIN_TIMEOUT_MS;
@@ -162,7 +163,10 @@ pub(crate) fn complete_join(group: &mut ClassicGroup, ctx: &mut Ctx) -> Step {
 
     for member_id in group.not_yet_rejoined_members() {
         let is_dynamic = group.member(&member_id).is_some_and(|m| !m.is_static());
-        if is_dynamic {
+        // KAFKA-8220 (fixed by apache/kafka#6666): before the fix every member that had not
+        // rejoined was removed here, static members too (the fix also added the leader election
+        // and the re-armed join timer below, which then have nothing to do).
+        if is_dynamic || ctx.bugs.on(KafkaBug::Kafka8220) {
             group.remove(&member_id);
             ctx.cancel(&heartbeat_key(&group_id, &member_id));
         }

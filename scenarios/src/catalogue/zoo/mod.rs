@@ -6,6 +6,7 @@
 
 pub mod assignor;
 pub mod classic;
+pub mod classic_more;
 pub mod streams;
 
 use super::Scenario;
@@ -15,6 +16,7 @@ pub fn scenarios() -> Vec<Scenario> {
     let mut v = Vec::new();
     v.extend(streams::scenarios());
     v.extend(classic::scenarios());
+    v.extend(classic_more::scenarios());
     v.extend(assignor::scenarios());
     v
 }
