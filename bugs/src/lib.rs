@@ -187,7 +187,7 @@ pub const BUGS: &[BugInfo] = &[
                   heartbeat sees the topic metadata change",
         acts: "coordinator/src/streams/heartbeat/leave.rs: fence_member",
         targeted: "bug-leave-bumps-once",
-        caught_by: "expectation",
+        caught_by: "coordinator-answers",
     },
     BugInfo {
         bug: KafkaBug::Kafka19190,

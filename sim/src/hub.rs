@@ -183,9 +183,10 @@ impl Inner {
         }
         let mut fresh: Vec<CommittedRecord> = Vec::new();
         let result = self.mirror.catch_up(&self.storages, &mut fresh);
-        // Streams groups the current batch (one coordinator write) touched, checked when it ends:
-        // the records of one write only make sense together.
-        let mut touched: Option<((i32, i64), Vec<String>)> = None;
+        // Streams groups the current batch (one coordinator write) touched, and what it did to each,
+        // checked when it ends: the records of one write only make sense together.
+        let mut batch: Option<(i32, i64)> = None;
+        let mut touched: Vec<(String, answers::BatchShape)> = Vec::new();
         let mut fresh = fresh.into_iter().peekable();
         while let Some(r) = fresh.next() {
             if self.violation.is_none()
@@ -193,8 +194,10 @@ impl Inner {
             {
                 self.fail(v);
             }
-            self.model
-                .apply(r.partition, r.offset, r.batch, &r.record, at_ms);
+            if batch != Some((r.partition, r.batch)) {
+                batch = Some((r.partition, r.batch));
+                touched.clear();
+            }
             let streams = matches!(
                 r.record,
                 Record::StreamsGroupMetadata { .. }
@@ -203,26 +206,54 @@ impl Inner {
             );
             if streams {
                 let group = r.record.group_id();
-                match &mut touched {
-                    Some((b, groups)) if *b == (r.partition, r.batch) => {
-                        if !groups.iter().any(|g| g == group) {
-                            groups.push(group.to_string());
-                        }
+                let i = match touched.iter().position(|(g, _)| g == group) {
+                    Some(i) => i,
+                    None => {
+                        let before = self
+                            .model
+                            .streams
+                            .get(group)
+                            .filter(|g| g.exists)
+                            .map(|g| (g.metadata_hash, g.validated_topology_epoch));
+                        touched.push((
+                            group.to_string(),
+                            answers::BatchShape {
+                                before,
+                                ..Default::default()
+                            },
+                        ));
+                        touched.len() - 1
                     }
-                    _ => touched = Some(((r.partition, r.batch), vec![group.to_string()])),
+                };
+                let shape = &mut touched[i].1;
+                match &r.record {
+                    Record::StreamsGroupMemberMetadata { value: None, .. } => {
+                        shape.member_tombstone = true
+                    }
+                    Record::StreamsGroupMemberMetadata { value: Some(_), .. } => {
+                        shape.member_record = true
+                    }
+                    Record::StreamsGroupMetadata { value: Some(v), .. } => {
+                        shape.group_record = Some((v.metadata_hash, v.validated_topology_epoch))
+                    }
+                    _ => {}
                 }
             }
+            self.model
+                .apply(r.partition, r.offset, r.batch, &r.record, at_ms);
             // The batch ends here if the next record belongs to another (the mirror hands out
             // whole batches: a high watermark never splits one).
             let batch_ends = fresh
                 .peek()
                 .is_none_or(|n| (n.partition, n.batch) != (r.partition, r.batch));
-            if batch_ends && let Some((_, groups)) = touched.take() {
-                for g in &groups {
-                    if self.violation.is_none()
-                        && let Err(v) = answers::check_empty_group(at_ms, g, &self.model)
-                    {
-                        self.fail(v);
+            if batch_ends {
+                for (g, shape) in touched.drain(..) {
+                    if self.violation.is_none() {
+                        let checked = answers::check_empty_group(at_ms, &g, &self.model)
+                            .and_then(|()| answers::check_fence(at_ms, &g, &shape));
+                        if let Err(v) = checked {
+                            self.fail(v);
+                        }
                     }
                 }
             }

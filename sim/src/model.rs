@@ -67,6 +67,9 @@ pub struct StreamsGroup {
     /// The group metadata record exists (not tombstoned).
     pub exists: bool,
     pub epoch: i32,
+    /// The metadata hash and validated topology epoch of the last group-epoch record.
+    pub metadata_hash: i64,
+    pub validated_topology_epoch: i32,
     pub assignment_epoch: i32,
     pub topology: Option<StreamsGroupTopologyValue>,
     pub members: BTreeMap<String, StreamsMember>,
@@ -245,6 +248,8 @@ impl Model {
                     Some(v) => {
                         g.exists = true;
                         g.epoch = v.epoch;
+                        g.metadata_hash = v.metadata_hash;
+                        g.validated_topology_epoch = v.validated_topology_epoch;
                     }
                     None => {
                         // The group is deleted (all its records are tombstoned with it).

@@ -8,7 +8,10 @@
 //!      of the last member writes the target assignment metadata at the new group epoch
 //!      (`streamsGroupFenceMember`, KAFKA-20442), and a group with members writes no epoch without
 //!      a member heartbeat. Checked on the committed records, at the end of each coordinator write
-//!      (one batch), since a fence's tombstones and epochs arrive in one batch.
+//!      (one batch), since a fence's tombstones and epochs arrive in one batch;
+//!    * a fence (a write of member tombstones and a group epoch, with no member record) that changes
+//!      the group's metadata hash or validated topology epoch: `streamsGroupFenceMember` writes the
+//!      group's own (KAFKA-19661: 4.1 wrote hash 0, and the next coordinator bumped the epoch again).
 
 use members::observer::ClientKind;
 use protocol::ErrorCode;
@@ -54,6 +57,38 @@ pub fn check_empty_group(at_ms: i64, group_id: &str, model: &Model) -> Result<()
                 "streams group {group_id} has no member but its assignment epoch {} is not its \
                  group epoch {}",
                 g.assignment_epoch, g.epoch
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// What one committed write (batch) did to a streams group.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BatchShape {
+    /// The group's (metadata hash, validated topology epoch) before the batch, if it had a group-epoch
+    /// record.
+    pub before: Option<(i64, i32)>,
+    /// The batch tombstoned a member's metadata.
+    pub member_tombstone: bool,
+    /// The batch wrote a member's metadata (a join, an update, a static replacement).
+    pub member_record: bool,
+    /// The (metadata hash, validated topology epoch) of the batch's group-epoch record, if any.
+    pub group_record: Option<(i64, i32)>,
+}
+
+/// After a committed batch: a fence keeps the group's metadata hash and validated topology epoch.
+pub fn check_fence(at_ms: i64, group_id: &str, shape: &BatchShape) -> Result<(), Violation> {
+    let (Some(before), Some(written)) = (shape.before, shape.group_record) else {
+        return Ok(());
+    };
+    if shape.member_tombstone && !shape.member_record && before != written {
+        return Err(violation(
+            at_ms,
+            format!(
+                "a fence in streams group {group_id} wrote metadata hash {} and validated topology \
+                 epoch {} over {} and {}: Kafka's fence keeps the group's",
+                written.0, written.1, before.0, before.1
             ),
         ));
     }
@@ -154,6 +189,37 @@ mod tests {
         assert!(check_empty_group(5, "g", &model).is_ok());
         // An unknown group: nothing to say.
         assert!(check_empty_group(5, "other", &model).is_ok());
+    }
+
+    #[test]
+    fn a_fence_that_changes_the_metadata_hash_fires_and_other_writes_do_not() {
+        let fence = |before, written| BatchShape {
+            before: Some(before),
+            member_tombstone: true,
+            member_record: false,
+            group_record: Some(written),
+        };
+        // Kafka 4.4.0's fence: the group's hash and validated epoch again.
+        assert!(check_fence(1, "g", &fence((77, 3), (77, 3))).is_ok());
+        // 4.1's: hash 0.
+        let v = check_fence(1, "g", &fence((77, 3), (0, 3))).unwrap_err();
+        assert_eq!(v.invariant, Invariant::CoordinatorAnswers);
+        assert!(v.detail.contains("metadata hash 0"), "{}", v.detail);
+        // A static replacement (tombstones and the new member's records) or a heartbeat may move it.
+        let mut replacement = fence((77, 3), (78, 3));
+        replacement.member_record = true;
+        assert!(check_fence(1, "g", &replacement).is_ok());
+        let heartbeat = BatchShape {
+            member_tombstone: false,
+            ..fence((77, 3), (78, 4))
+        };
+        assert!(check_fence(1, "g", &heartbeat).is_ok());
+        // A new group has nothing to keep.
+        let new = BatchShape {
+            before: None,
+            ..fence((0, 0), (78, 4))
+        };
+        assert!(check_fence(1, "g", &new).is_ok());
     }
 
     #[test]
