@@ -1,22 +1,10 @@
 //! `regroup bugs`, `regroup zoo` and `--kafka-bug`: the list, the switch on a run (its failure names
 //! the switch and replays with it), a failure file that switches it on again, bad names.
 
-use std::process::{Command, Output};
-
 use serde_json::Value;
 
-fn regroup(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_regroup"))
-        .args(args)
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("run regroup")
-}
-
-fn json(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
-}
+mod cli_support;
+use cli_support::*;
 
 #[test]
 fn bugs_lists_every_switch_with_its_ticket_and_scenario() {

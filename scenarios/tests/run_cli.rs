@@ -1,21 +1,9 @@
 //! `regroup run`: output formats, exit codes, trace file, determinism check.
 
-use std::process::{Command, Output};
-
 use serde_json::Value;
 
-fn regroup(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_regroup"))
-        .args(args)
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("run regroup")
-}
-
-fn json(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
-}
+mod cli_support;
+use cli_support::*;
 
 #[test]
 fn a_passing_run_prints_one_json_object_and_exits_0() {

@@ -4,37 +4,12 @@
 //! sweep exactly once.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-fn regroup_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_regroup"));
-    cmd.args(args)
-        .env_remove("RUST_LOG")
-        .env_remove("JOB_COMPLETION_INDEX");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("run regroup")
-}
-
-fn regroup(args: &[&str]) -> Output {
-    regroup_env(args, &[])
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn json(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", stdout(out), stderr(out)))
-}
+mod cli_support;
+use cli_support::*;
 
 /// A fresh directory under the system's temp dir.
 fn temp_dir(name: &str) -> PathBuf {

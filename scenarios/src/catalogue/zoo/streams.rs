@@ -51,7 +51,7 @@ pub fn scenarios() -> Vec<Scenario> {
             cluster: || cluster(short_request_timeout(app(3, 1)), 6),
             faults: Faults::Schedule(two_bumps_while_answers_are_lost),
             expect: injected(),
-            check: fenced_member_rejoins,
+            check: fenced_then_rejoined,
         },
         Scenario {
             name: "bug-last-member-leaves",
@@ -176,10 +176,6 @@ fn fenced_then_rejoined(v: &View) -> Result<(), String> {
     ensure(!owned.is_empty(), || {
         "process 0 owns no task at the end".into()
     })
-}
-
-fn fenced_member_rejoins(v: &View) -> Result<(), String> {
-    fenced_then_rejoined(v)
 }
 
 fn last_member_leaves(v: &View) -> Result<(), String> {
