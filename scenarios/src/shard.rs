@@ -15,7 +15,8 @@ use kafka_bugs::KafkaBugs;
 use serde_json::Value;
 
 use crate::sweep::{
-    KnownDoc, RunRecord, SweepHeader, exit_code, parse_seeds, report, report_json, write_failures,
+    KnownDoc, RunRecord, SweepHeader, coverage_exit, exit_code, parse_seeds, report, report_json,
+    write_failures,
 };
 
 /// Shard `index` of `count` (0 <= index < count).
@@ -85,6 +86,10 @@ pub struct MergeArgs {
     /// Fail on known behaviours of Kafka 4.4.0 too (also on when the shards ran with --strict).
     #[arg(long)]
     pub strict: bool,
+    /// Report the merged sweep's coverage goals and counters, and fail on a declared goal no seed
+    /// reached (the shards must have run with --coverage).
+    #[arg(long)]
+    pub coverage: bool,
 }
 
 /// One shard's result file.
@@ -169,7 +174,7 @@ fn read_result(path: &PathBuf) -> Result<ShardResult, String> {
 }
 
 /// `a`, `a..=b` runs of consecutive numbers: `0, 2..=5`.
-fn ranges(numbers: &[u64]) -> String {
+pub(crate) fn ranges(numbers: &[u64]) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut i = 0;
     while i < numbers.len() {
@@ -366,6 +371,17 @@ pub fn merge(args: &MergeArgs) -> i32 {
         }
     };
     let strict = args.strict || merged.strict;
+    let coverage = if args.coverage {
+        match crate::coverage::of(&merged.runs) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                eprintln!("regroup sweep merge: {e}");
+                return 2;
+            }
+        }
+    } else {
+        None
+    };
     let files = match &args.out {
         Some(dir) => match write_failures(dir, &merged.runs) {
             Ok(f) => f,
@@ -380,14 +396,18 @@ pub fn merge(args: &MergeArgs) -> i32 {
         None => Vec::new(),
     };
     if args.json {
-        println!(
-            "{}",
-            report_json(&merged.header, &merged.runs, strict, &merged.docs, &files)
-        );
+        let mut v = report_json(&merged.header, &merged.runs, strict, &merged.docs, &files);
+        if let Some(c) = &coverage {
+            v["coverage"] = crate::coverage::to_json(c);
+        }
+        println!("{v}");
     } else {
         print!("{}", report(&merged.runs, strict, &merged.docs, &files));
+        if let Some(c) = &coverage {
+            print!("{}", crate::coverage::report(c));
+        }
     }
-    exit_code(&merged.runs, strict)
+    exit_code(&merged.runs, strict).max(coverage_exit(coverage.as_ref(), None))
 }
 
 #[cfg(test)]

@@ -203,7 +203,8 @@ pub struct RunRecord {
 }
 
 impl RunRecord {
-    pub fn of(result: &JobResult) -> RunRecord {
+    /// The record of `result`; with `coverage` its JSON carries the run's `"coverage"`.
+    pub fn of(result: &JobResult, coverage: bool) -> RunRecord {
         let verdict = result.verdict();
         RunRecord {
             scenario: result.scenario.to_string(),
@@ -213,7 +214,14 @@ impl RunRecord {
             failure: result.failure(),
             sim_ms: result.sim_ms(),
             wall_ms: result.wall_ms as u64,
-            json: run_json(result),
+            json: {
+                let mut json = run_json(result);
+                if coverage && let Ok(r) = &result.run {
+                    json["coverage"] =
+                        serde_json::to_value(&r.outcome.coverage).unwrap_or_default();
+                }
+                json
+            },
         }
     }
 
@@ -272,9 +280,9 @@ fn known_names(verdict: &Verdict) -> Vec<String> {
     }
 }
 
-/// The records of `results`, in their order.
-pub fn records(results: &[JobResult]) -> Vec<RunRecord> {
-    results.iter().map(RunRecord::of).collect()
+/// The records of `results`, in their order (with each run's coverage if `coverage`).
+pub fn records(results: &[JobResult], coverage: bool) -> Vec<RunRecord> {
+    results.iter().map(|r| RunRecord::of(r, coverage)).collect()
 }
 
 /// Per scenario: seeds run, passed, known (only documented Kafka behaviours fired), failed,
@@ -583,6 +591,11 @@ pub struct SweepArgs {
     /// Switch a Kafka bug on in every run (repeatable; `regroup bugs` lists them).
     #[arg(long = "kafka-bug", value_name = "NAME", value_parser = parse_bug)]
     pub kafka_bug: Vec<KafkaBug>,
+    /// Report the coverage goals each scenario declares (seeds that reached each, first seed, first
+    /// time) and the (api, error) and state-transition counters; a declared goal no seed reached
+    /// fails the sweep (exit 1). With --json, the object gets a "coverage" member.
+    #[arg(long)]
+    pub coverage: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -667,7 +680,18 @@ pub fn sweep(args: &SweepArgs) -> i32 {
         &header.kafka_bugs,
     );
     bar.finish_and_clear();
-    let results = records(&results);
+    let results = records(&results, args.coverage);
+    let coverage = if args.coverage {
+        match crate::coverage::of(&results) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                eprintln!("regroup sweep: {e}");
+                return 2;
+            }
+        }
+    } else {
+        None
+    };
     let files = match &args.out {
         Some(dir) => match write_failures(dir, &results) {
             Ok(f) => f,
@@ -680,10 +704,11 @@ pub fn sweep(args: &SweepArgs) -> i32 {
     };
     let docs = KnownDoc::catalogue();
     if args.json {
-        println!(
-            "{}",
-            report_json(&header, &results, args.strict, &docs, &files)
-        );
+        let mut v = report_json(&header, &results, args.strict, &docs, &files);
+        if let Some(c) = &coverage {
+            v["coverage"] = crate::coverage::to_json(c);
+        }
+        println!("{v}");
     } else {
         if let Some(shard) = shard {
             println!(
@@ -693,8 +718,23 @@ pub fn sweep(args: &SweepArgs) -> i32 {
             );
         }
         print!("{}", report(&results, args.strict, &docs, &files));
+        if let Some(c) = &coverage {
+            print!("{}", crate::coverage::report(c));
+        }
     }
-    exit_code(&results, args.strict)
+    exit_code(&results, args.strict).max(coverage_exit(coverage.as_ref(), shard))
+}
+
+/// 1 if a declared coverage goal was reached by no seed. A shard's goals are judged only once the
+/// shards are merged (`sweep merge --coverage`): one shard may miss what another reached.
+pub fn coverage_exit(
+    coverage: Option<&crate::coverage::SweepCoverage>,
+    shard: Option<Shard>,
+) -> i32 {
+    match (coverage, shard) {
+        (Some(c), None) => i32::from(!c.missing().is_empty()),
+        _ => 0,
+    }
 }
 
 #[derive(Debug, Args)]
@@ -792,12 +832,10 @@ pub fn main_job() -> i32 {
         default_threads()
     );
     let bar = progress_bar(jobs.len());
-    let results = records(&run_jobs(
-        &jobs,
-        default_threads(),
-        Some(&bar),
-        &KafkaBugs::none(),
-    ));
+    let results = records(
+        &run_jobs(&jobs, default_threads(), Some(&bar), &KafkaBugs::none()),
+        false,
+    );
     bar.finish_and_clear();
     print!("{}", report(&results, false, &KnownDoc::catalogue(), &[]));
     let failed = results.iter().filter(|r| r.tally == Tally::Failed).count();
@@ -861,7 +899,7 @@ mod tests {
             .collect();
         assert_eq!(keys, FAILURE_FILE_KEYS);
         let record = RunRecord::from_json(run_json(&result)).unwrap();
-        let of = RunRecord::of(&result);
+        let of = RunRecord::of(&result, false);
         assert_eq!(
             (&record.scenario, record.seed, record.tally, &record.known),
             (&of.scenario, of.seed, of.tally, &of.known)

@@ -20,6 +20,7 @@ use coordinator::events::{ClusterEvent, EventSink};
 use members::observer::{Event as ClientEvent, EventKind as ClientKind, Observer};
 use xxhash_rust::xxh3::Xxh3;
 
+use crate::coverage::{RunCoverage, Tracker};
 use crate::event::{FaultEvent, HarnessEvent, SimEvent, SimEventKind};
 use crate::invariants::{Checker, Violation, answers, durability, epochs};
 use crate::mirror::{CommittedRecord, LogMirror};
@@ -37,6 +38,8 @@ struct Inner {
     mirror: LogMirror,
     storages: Vec<(i32, BrokerStorage)>,
     violation: Option<Violation>,
+    /// What the run reached (reports only: never hashed, never judged).
+    coverage: Tracker,
 }
 
 /// The shared log. Cloning shares it.
@@ -58,6 +61,7 @@ impl Hub {
             mirror: LogMirror::new(),
             storages,
             violation: None,
+            coverage: Tracker::default(),
         })))
     }
 
@@ -87,6 +91,7 @@ impl Hub {
             _ => Vec::new(),
         };
         let mut inner = self.0.borrow_mut();
+        inner.coverage.on_fault(at_ms, &event);
         inner.append(at_ms, host, SimEventKind::Fault(event));
         for h in crashed {
             inner.checker.host_crashed(&h);
@@ -135,6 +140,11 @@ impl Hub {
     /// Runs `f` on the events kept so far.
     pub fn with_events<R>(&self, f: impl FnOnce(&[SimEvent]) -> R) -> R {
         f(&self.0.borrow().events)
+    }
+
+    /// The coverage goals reached so far and the run's counters ([`crate::coverage`]).
+    pub fn coverage(&self) -> RunCoverage {
+        self.0.borrow().coverage.finish()
     }
 
     /// Runs `f` on the committed model and the clients' states.
@@ -187,6 +197,8 @@ impl Inner {
         // checked when it ends: the records of one write only make sense together.
         let mut batch: Option<(i32, i64)> = None;
         let mut touched: Vec<(String, answers::BatchShape)> = Vec::new();
+        // Streams groups any record of the batch belongs to (coverage derives their state).
+        let mut streams_groups: Vec<String> = Vec::new();
         let mut fresh = fresh.into_iter().peekable();
         while let Some(r) = fresh.next() {
             if self.violation.is_none()
@@ -197,6 +209,12 @@ impl Inner {
             if batch != Some((r.partition, r.batch)) {
                 batch = Some((r.partition, r.batch));
                 touched.clear();
+                streams_groups.clear();
+            }
+            if is_streams_record(&r.record)
+                && !streams_groups.iter().any(|g| g == r.record.group_id())
+            {
+                streams_groups.push(r.record.group_id().to_string());
             }
             let streams = matches!(
                 r.record,
@@ -239,6 +257,7 @@ impl Inner {
                     _ => {}
                 }
             }
+            self.coverage.on_record(at_ms, &r.record, &self.model);
             self.model
                 .apply(r.partition, r.offset, r.batch, &r.record, at_ms);
             // The batch ends here if the next record belongs to another (the mirror hands out
@@ -247,6 +266,9 @@ impl Inner {
                 .peek()
                 .is_none_or(|n| (n.partition, n.batch) != (r.partition, r.batch));
             if batch_ends {
+                for g in streams_groups.drain(..) {
+                    self.coverage.on_streams_batch(&g, &self.model);
+                }
                 for (g, shape) in touched.drain(..) {
                     if self.violation.is_none() {
                         let checked = answers::check_empty_group(at_ms, &g, &self.model)
@@ -285,6 +307,7 @@ impl Inner {
         if judged {
             self.catch_up(at_ms);
         }
+        self.coverage.on_client(at_ms, &event);
         let seq = if self.keep_events {
             self.append(
                 at_ms,
@@ -323,6 +346,7 @@ impl Inner {
 
     fn cluster(&mut self, host: &str, event: ClusterEvent) {
         let at_ms = event.at_ms - EPOCH_MS;
+        self.coverage.on_cluster(at_ms, &event.kind, &self.model);
         self.checker.on_cluster(at_ms, &event.kind);
         if self.violation.is_none()
             && let Err(v) = self.checker.epochs.check(at_ms, &event.kind)
@@ -338,6 +362,14 @@ impl Inner {
             },
         );
     }
+}
+
+/// A record of a streams group (any of its six record types).
+fn is_streams_record(record: &Record) -> bool {
+    !matches!(
+        record,
+        Record::OffsetCommit { .. } | Record::TxnOffsetCommit { .. } | Record::GroupMetadata { .. }
+    )
 }
 
 struct HostObserver {

@@ -17,6 +17,7 @@
 
 pub mod bench;
 pub mod cluster;
+pub mod coverage;
 pub mod event;
 pub mod faults;
 pub mod hub;

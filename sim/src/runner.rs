@@ -13,6 +13,7 @@ use crate::cluster::{
 use crate::links::{self, LinkCall, LinkFaults};
 use coordinator::controller::AdminOp;
 
+use crate::coverage::RunCoverage;
 use crate::event::{FaultEvent, HarnessEvent, SimEvent};
 use crate::faults::{FaultKind, FaultSchedule, HostRef};
 use crate::invariants::convergence::{self, Expectation};
@@ -158,6 +159,8 @@ pub struct RunOutcome {
     pub convergence_bound_ms: u64,
     /// The event log, when kept.
     pub log: Vec<SimEvent>,
+    /// The coverage goals the run reached and what it exercised ([`crate::coverage`]).
+    pub coverage: RunCoverage,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -330,6 +333,7 @@ pub fn run(
         converged_at_ms: converged_at,
         convergence_bound_ms: bound,
         log: hub.events(),
+        coverage: hub.coverage(),
     })
 }
 

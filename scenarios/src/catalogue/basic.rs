@@ -1,6 +1,7 @@
 //! Fault-free scenarios: groups forming from a cold start.
 
 use members::streams::topology::{InternalTopic, Subtopology, Topology};
+use sim::coverage::Goal;
 use sim::spec::{ClassicGroupSpec, ClusterSpec, StreamsAppSpec};
 
 use super::check::{View, ensure, host};
@@ -62,23 +63,42 @@ pub fn scenarios() -> Vec<Scenario> {
 
 /// Demonstrations outside the catalogue.
 pub fn demos() -> Vec<Scenario> {
-    vec![Scenario {
-        name: "demo-failing-run",
-        description: "deliberately fails: a 1 s convergence bound no cluster meets (shows \
+    vec![
+        Scenario {
+            name: "demo-failing-run",
+            description: "deliberately fails: a 1 s convergence bound no cluster meets (shows \
                           what a failure report and its replay command look like)",
-        default_seed: 1,
-        cluster: || {
-            ClusterSpec::default()
-                .with_topic("orders", 2)
-                .with_classic(ClassicGroupSpec::new("billing", &["orders"], 1, 1))
+            default_seed: 1,
+            cluster: || {
+                ClusterSpec::default()
+                    .with_topic("orders", 2)
+                    .with_classic(ClassicGroupSpec::new("billing", &["orders"], 1, 1))
+            },
+            faults: Faults::None,
+            expect: Expect {
+                convergence_bound_ms: Some(1_000),
+                ..Expect::default()
+            },
+            check: |_| Ok(()),
         },
-        faults: Faults::None,
-        expect: Expect {
-            convergence_bound_ms: Some(1_000),
-            ..Expect::default()
+        Scenario {
+            name: "demo-unreached-goal",
+            description: "passes every run but declares coverage goals its quiet cluster never \
+                          reaches (shows how `sweep --coverage` fails on an unreached goal)",
+            default_seed: 1,
+            cluster: || {
+                ClusterSpec::default()
+                    .with_topic("orders", 2)
+                    .with_classic(ClassicGroupSpec::new("billing", &["orders"], 1, 1))
+            },
+            faults: Faults::None,
+            expect: Expect {
+                goals: &[Goal::FaultInjected("crash"), Goal::ControlledShutdown],
+                ..Expect::default()
+            },
+            check: |_| Ok(()),
         },
-        check: |_| Ok(()),
-    }]
+    ]
 }
 
 /// 8 members over 4 processes; both subtopologies' 6 tasks run once, each member has 1 or 2 of

@@ -28,6 +28,7 @@ pub mod streams;
 pub mod swarm;
 pub mod zoo;
 
+use sim::coverage::Goal;
 use sim::faults::{FaultKind, FaultSchedule, FaultWindow, HostRef};
 use sim::runner::RunOptions;
 use sim::spec::ClusterSpec;
@@ -60,6 +61,10 @@ pub struct Expect {
     /// How long the run goes on after the groups converged (see
     /// [`sim::runner::RunOptions::settle_ms`]).
     pub settle_ms: u64,
+    /// Coverage goals ([`sim::coverage::Goal`]): states some seed of a sweep of this scenario must
+    /// reach (`regroup sweep --coverage` fails naming a goal no seed reached). Unlike the fields
+    /// above these are not judged per run.
+    pub goals: &'static [Goal],
 }
 
 /// A scenario's own expectation, checked on the finished run (with its event log) after the
