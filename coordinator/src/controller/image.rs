@@ -281,11 +281,6 @@ impl MetadataImage {
         self.brokers.get(&id).is_some_and(|b| b.is_active())
     }
 
-    /// `ClusterControlManager.isUnfenced`.
-    pub fn is_unfenced(&self, id: i32) -> bool {
-        self.brokers.get(&id).is_some_and(|b| !b.fenced)
-    }
-
     /// Every partition, by (topic id, partition id). Kafka walks its `BrokersToIsrs` hash maps,
     /// whose order is unspecified; regroup fixes it to topic id then partition id.
     fn partitions_where(
