@@ -12,10 +12,10 @@
 //! and releases every link, restarts every crashed host, resumes stalled heartbeats), so the
 //! liveness phase starts from a healthy cluster.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A host, by name or by role.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "ref", content = "value")]
 pub enum HostRef {
     /// A host by name (`controller`, `broker-2`, `streams-app-0`, `classic-g-1`, `admin`).
@@ -61,7 +61,7 @@ impl HostRef {
 
 /// What goes wrong. Faults naming one `host` act on every host it resolves to (a
 /// [`HostRef::Group`] crashes, pauses, ... every process of the group).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(
     rename_all = "camelCase",
     rename_all_fields = "camelCase",
@@ -172,7 +172,7 @@ impl FaultKind {
 
 /// One fault: when it starts, how long it lasts (`None`: it is instantaneous, or lasts until the
 /// final heal).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FaultWindow {
     pub at_ms: u64,
@@ -202,7 +202,7 @@ impl FaultWindow {
 }
 
 /// The faults of one run, in start order.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct FaultSchedule {
     pub windows: Vec<FaultWindow>,
 }

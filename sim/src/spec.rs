@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use kafka_bugs::{KafkaBug, KafkaBugs};
 use members::classic::Assignor;
 use members::streams::topology::Topology;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A topic created when the cluster starts (before any member process starts).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -195,7 +195,7 @@ impl ClassicGroupSpec {
 
 /// Message latency of every link: uniform between the bounds is not what turmoil does; it draws
 /// `min + (max - min) * Exp(λ = 5)` capped at `max` (mean about `min + 0.2 (max - min)`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Latency {
     pub min_ms: u64,

@@ -9,13 +9,13 @@ use std::collections::BTreeMap;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::faults::{FaultKind, FaultSchedule, FaultWindow, HostRef};
 use crate::spec::{ClusterSpec, Latency};
 
 /// The fault kinds swarm mode draws from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SwarmKind {
     /// Two-way partition between a process and its coordinator, or between two brokers.
@@ -100,7 +100,7 @@ impl Default for SwarmConfig {
 }
 
 /// The options drawn for one seed (printed with the seed, and in `--json`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SwarmOptions {
     pub kinds: Vec<SwarmKind>,
@@ -532,5 +532,23 @@ mod tests {
         // Members have 10 s sessions, brokers 9 s: windows from a third of the shortest to twice
         // the longest.
         assert_eq!(o.window_ms, (3_000, 20_000));
+    }
+
+    #[test]
+    fn drawn_options_and_schedules_read_back_from_their_json() {
+        // Failure files carry both (a shrunk one replays its explicit schedule): the JSON must
+        // give back exactly what was drawn, for every seed's mix of fault kinds.
+        let spec = spec();
+        for seed in 1..=40 {
+            let mut r = rng(seed, "swarm");
+            let mut o = SwarmOptions::draw(&SwarmConfig::default(), &spec, &mut r);
+            let schedule = o.schedule(&spec, &mut r);
+            let back: SwarmOptions =
+                serde_json::from_value(serde_json::to_value(&o).unwrap()).unwrap();
+            assert_eq!(back, o, "seed {seed}");
+            let back: FaultSchedule =
+                serde_json::from_value(serde_json::to_value(&schedule).unwrap()).unwrap();
+            assert_eq!(back, schedule, "seed {seed}");
+        }
     }
 }
