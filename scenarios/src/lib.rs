@@ -13,6 +13,8 @@ pub mod script;
 pub mod script_cli;
 pub mod serve_cli;
 pub mod shard;
+pub mod shrink;
+pub mod shrink_cli;
 pub mod summary;
 pub mod sweep;
 pub mod wire_cli;

@@ -28,8 +28,10 @@ enum Command {
     Run(scenarios::run_cli::RunArgs),
     /// Run scenarios over a range of seeds in parallel (see docs/scenarios.md).
     Sweep(scenarios::sweep::SweepArgs),
-    /// Re-run a failure file written by `regroup sweep --out DIR`.
+    /// Re-run a failure file written by `regroup sweep --out DIR` or `regroup shrink`.
     Replay(scenarios::sweep::ReplayArgs),
+    /// Shrink a failure file to a smaller run that fails the same way (see docs/scenarios.md).
+    Shrink(scenarios::shrink_cli::ShrinkArgs),
     /// Measure the simulator: simulated seconds per wall second (see docs/cost.md).
     Bench(scenarios::bench_cli::BenchArgs),
     /// List the Kafka bug switches (see docs/bug-zoo.md).
@@ -52,6 +54,7 @@ fn main() {
         Some(Command::List) => print!("{}", scenarios::sweep::list()),
         Some(Command::Sweep(args)) => std::process::exit(scenarios::sweep::sweep(&args)),
         Some(Command::Replay(args)) => std::process::exit(scenarios::sweep::replay(&args)),
+        Some(Command::Shrink(args)) => std::process::exit(scenarios::shrink_cli::run(&args)),
         Some(Command::Assign(args)) => std::process::exit(scenarios::assign_cli::run(&args)),
         Some(Command::Script(args)) => std::process::exit(scenarios::script_cli::run(&args)),
         Some(Command::Run(args)) => std::process::exit(scenarios::run_cli::run(&args)),

@@ -11,8 +11,8 @@ use sim::known::{self, KnownBehaviour};
 use sim::runner::{RunOutcome, run};
 use sim::swarm::SwarmOptions;
 
-use crate::catalogue::Scenario;
 use crate::catalogue::check::View;
+use crate::catalogue::{Case, Prepared, Scenario};
 use crate::summary::Summary;
 
 /// One run of a scenario.
@@ -32,6 +32,9 @@ pub struct ScenarioRun {
     pub heal_ms: u64,
     /// The Kafka bugs that were switched on (none: Kafka 4.4.0).
     pub bugs: KafkaBugs,
+    /// The command that replays this run when the seed alone does not (a shrunk case: `regroup
+    /// replay FILE`); `None`: `regroup run SCENARIO --seed N`.
+    pub replay_with: Option<String>,
 }
 
 /// What a run amounts to once its violations are classified ([`sim::known`]).
@@ -90,7 +93,33 @@ pub fn run_scenario_with(
     keep_log: bool,
     bugs: &KafkaBugs,
 ) -> Result<ScenarioRun, SetupError> {
-    let mut prepared = scenario.prepare(seed);
+    run_prepared(scenario, seed, scenario.prepare(seed), keep_log, bugs)
+}
+
+/// Runs `scenario` with `seed` on an explicit case (see [`Case`]) instead of what the seed draws.
+pub fn run_case(
+    scenario: &Scenario,
+    seed: u64,
+    case: &Case,
+    keep_log: bool,
+    bugs: &KafkaBugs,
+) -> Result<ScenarioRun, SetupError> {
+    run_prepared(
+        scenario,
+        seed,
+        scenario.prepare_case(seed, case),
+        keep_log,
+        bugs,
+    )
+}
+
+fn run_prepared(
+    scenario: &Scenario,
+    seed: u64,
+    mut prepared: Prepared,
+    keep_log: bool,
+    bugs: &KafkaBugs,
+) -> Result<ScenarioRun, SetupError> {
     for bug in bugs.iter() {
         prepared.spec.kafka_bugs.insert(bug);
     }
@@ -143,6 +172,7 @@ pub fn run_scenario_with(
         outcome,
         violations,
         determinism: None,
+        replay_with: None,
         summary,
         heal_ms,
         bugs,
@@ -199,7 +229,9 @@ impl ScenarioRun {
     }
 
     pub fn replay(&self) -> String {
-        replay_command(self.scenario, self.seed, &self.bugs)
+        self.replay_with
+            .clone()
+            .unwrap_or_else(|| replay_command(self.scenario, self.seed, &self.bugs))
     }
 
     /// The `--json` object.

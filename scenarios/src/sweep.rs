@@ -546,7 +546,7 @@ pub fn parse_seeds(text: &str) -> Option<Vec<u64>> {
     seed(text).map(|s| vec![s])
 }
 
-fn default_threads() -> usize {
+pub(crate) fn default_threads() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
@@ -596,6 +596,13 @@ pub struct SweepArgs {
     /// fails the sweep (exit 1). With --json, the object gets a "coverage" member.
     #[arg(long)]
     pub coverage: bool,
+    /// Shrink each distinct failure (one per fingerprint: the lowest seed of each) into
+    /// DIR/<scenario>-seed-<N>.shrunk.json next to its failure file (needs --out DIR).
+    #[arg(long, requires = "out")]
+    pub shrink: bool,
+    /// The budget of each shrink (candidate runs).
+    #[arg(long, default_value_t = 400, requires = "shrink")]
+    pub shrink_budget: usize,
 }
 
 #[derive(Debug, Subcommand)]
@@ -680,7 +687,8 @@ pub fn sweep(args: &SweepArgs) -> i32 {
         &header.kafka_bugs,
     );
     bar.finish_and_clear();
-    let results = records(&results, args.coverage);
+    let runs = results;
+    let results = records(&runs, args.coverage);
     let coverage = if args.coverage {
         match crate::coverage::of(&results) {
             Ok(c) => Some(c),
@@ -702,9 +710,23 @@ pub fn sweep(args: &SweepArgs) -> i32 {
         },
         None => Vec::new(),
     };
+    let shrunk = match (&args.out, args.shrink) {
+        (Some(dir), true) => shrink_failures(
+            &runs,
+            dir,
+            crate::shrink::Limits {
+                budget: args.shrink_budget,
+                jobs: args.jobs.unwrap_or_else(default_threads),
+            },
+        ),
+        _ => Vec::new(),
+    };
     let docs = KnownDoc::catalogue();
     if args.json {
         let mut v = report_json(&header, &results, args.strict, &docs, &files);
+        if args.shrink {
+            v["shrunk"] = json!(shrunk);
+        }
         if let Some(c) = &coverage {
             v["coverage"] = crate::coverage::to_json(c);
         }
@@ -721,8 +743,63 @@ pub fn sweep(args: &SweepArgs) -> i32 {
         if let Some(c) = &coverage {
             print!("{}", crate::coverage::report(c));
         }
+        for s in &shrunk {
+            match s {
+                Value::Object(o) if o.contains_key("file") => println!(
+                    "shrunk {} seed {}: {} (faults {} -> {}, processes {} -> {}): {}",
+                    s["scenario"].as_str().unwrap_or(""),
+                    s["seed"],
+                    s["summary"].as_str().unwrap_or(""),
+                    s["faultsBefore"],
+                    s["faultsAfter"],
+                    s["processesBefore"],
+                    s["processesAfter"],
+                    s["file"].as_str().unwrap_or("")
+                ),
+                _ => println!(
+                    "could not shrink {} seed {}: {}",
+                    s["scenario"].as_str().unwrap_or(""),
+                    s["seed"],
+                    s["error"].as_str().unwrap_or("")
+                ),
+            }
+        }
     }
     exit_code(&results, args.strict).max(coverage_exit(coverage.as_ref(), shard))
+}
+
+/// Shrinks the lowest-seed failed run of each distinct fingerprint (their failure files are in
+/// `dir`); one object per shrink: scenario, seed, the shrunk file and its figures, or the error.
+fn shrink_failures(runs: &[JobResult], dir: &Path, limits: crate::shrink::Limits) -> Vec<Value> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for r in runs {
+        let Ok(run) = &r.run else { continue };
+        if run.verdict() != Verdict::Failed {
+            continue;
+        }
+        let Some(fp) = crate::shrink::fingerprint(run) else {
+            continue;
+        };
+        if seen.contains(&fp) {
+            continue;
+        }
+        seen.push(fp);
+        let file = dir.join(format!("{}-seed-{}.json", r.scenario, r.seed));
+        let target = crate::shrink_cli::shrunk_path(&file);
+        let v = match crate::shrink_cli::shrink_file(&file, &target, limits, false) {
+            Ok(v) => {
+                let mut s = v["shrink"].clone();
+                s["scenario"] = json!(r.scenario);
+                s["seed"] = json!(r.seed);
+                s["file"] = json!(target.display().to_string());
+                s
+            }
+            Err(e) => json!({"scenario": r.scenario, "seed": r.seed, "error": e}),
+        };
+        out.push(v);
+    }
+    out
 }
 
 /// 1 if a declared coverage goal was reached by no seed. A shard's goals are judged only once the
@@ -754,42 +831,29 @@ pub struct ReplayArgs {
 /// (the failure reproduced), 2 on a bad file.
 pub fn replay(args: &ReplayArgs) -> i32 {
     sim::logging::init();
-    let text = match std::fs::read_to_string(&args.file) {
-        Ok(t) => t,
+    let file = match crate::shrink_cli::read_failure_file(&args.file) {
+        Ok(f) => f,
         Err(e) => {
-            eprintln!("regroup replay: cannot read {}: {e}", args.file.display());
+            eprintln!("regroup replay: {e}");
             return 2;
         }
     };
-    let v: Value = match serde_json::from_str(&text) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("regroup replay: {} is not JSON: {e}", args.file.display());
-            return 2;
+    let name = file.scenario.name;
+    // A shrunk file carries its case explicitly; any other is drawn again from its seed.
+    let run = match &file.case {
+        Some(case) => crate::run::run_case(&file.scenario, file.seed, case, false, &file.bugs),
+        None => run_scenario_with(&file.scenario, file.seed, false, &file.bugs),
+    };
+    let run = match run {
+        Ok(mut r) => {
+            if file.case.is_some() {
+                r.replay_with = Some(format!(
+                    "cargo run --release -- replay {}",
+                    args.file.display()
+                ));
+            }
+            r
         }
-    };
-    let (Some(name), Some(seed)) = (v["scenario"].as_str(), v["seed"].as_u64()) else {
-        eprintln!("regroup replay: the file needs \"scenario\" and \"seed\"");
-        return 2;
-    };
-    let Some(scenario) = catalogue::find(name) else {
-        eprintln!("regroup replay: no scenario named {name:?} in this build");
-        return 2;
-    };
-    // A file written before the switches existed has no "kafkaBugs": Kafka 4.4.0.
-    let names: Vec<&str> = v["kafkaBugs"]
-        .as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let bugs = match KafkaBugs::parse(names) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("regroup replay: {}: {e}", args.file.display());
-            return 2;
-        }
-    };
-    let run = match run_scenario_with(&scenario, seed, false, &bugs) {
-        Ok(r) => r,
         Err(e) => {
             eprintln!("regroup replay: {name}: setup error: {e}");
             return 2;
@@ -799,13 +863,13 @@ pub fn replay(args: &ReplayArgs) -> i32 {
         println!("{}", run.to_json());
     } else {
         print!("{}", run.summary());
-        match v["traceHash"].as_str() {
+        match file.trace_hash.as_deref() {
             Some(h) if h == run.outcome.trace_hash => {
                 println!("replayed exactly: same trace {h} as the failure file")
             }
             Some(h) => println!(
                 "trace differs from the failure file ({h}, build {}); this build is {}",
-                v["build"].as_str().unwrap_or("?"),
+                file.build.as_deref().unwrap_or("?"),
                 sim::build_info::REVISION
             ),
             None => {}

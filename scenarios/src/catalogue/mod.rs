@@ -28,6 +28,9 @@ pub mod streams;
 pub mod swarm;
 pub mod zoo;
 
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
 use sim::coverage::Goal;
 use sim::faults::{FaultKind, FaultSchedule, FaultWindow, HostRef};
 use sim::runner::RunOptions;
@@ -114,6 +117,29 @@ impl Scenario {
                 schedule
             }
         };
+        self.prepared(spec, schedule, swarm, seed)
+    }
+
+    /// The scenario for `seed` with everything its seed would draw given explicitly by `case`
+    /// (a shrunk failure): the case's swarm options, then its size overrides, applied to the
+    /// scenario's cluster, and its schedule instead of the drawn one.
+    pub fn prepare_case(&self, seed: u64, case: &Case) -> Prepared {
+        let mut spec = (self.cluster)();
+        if let Some(options) = &case.swarm {
+            options.apply(&mut spec);
+        }
+        case.apply(&mut spec);
+        let schedule = FaultSchedule::new(case.schedule.clone());
+        self.prepared(spec, schedule, case.swarm.clone(), seed)
+    }
+
+    fn prepared(
+        &self,
+        spec: ClusterSpec,
+        schedule: FaultSchedule,
+        swarm: Option<SwarmOptions>,
+        seed: u64,
+    ) -> Prepared {
         let mut options = RunOptions::new(seed);
         options.convergence_bound_ms = self.expect.convergence_bound_ms;
         options.min_duration_ms = self.expect.min_duration_ms;
@@ -129,6 +155,53 @@ impl Scenario {
             schedule,
             swarm,
             options,
+        }
+    }
+}
+
+/// What a seed draws, made explicit: the swarm options (process counts, latency), the fault
+/// schedule, and sizes overridden by shrinking. A failure file that carries one replays it instead
+/// of drawing (`regroup shrink` writes such files).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Case {
+    pub swarm: Option<SwarmOptions>,
+    pub schedule: Vec<FaultWindow>,
+    /// Member threads per process (streams) or consumers per process (classic), per group id.
+    #[serde(default)]
+    pub threads: BTreeMap<String, usize>,
+    /// Partitions per topic created at start.
+    #[serde(default)]
+    pub partitions: BTreeMap<String, i32>,
+}
+
+impl Case {
+    /// The case `prepared` runs.
+    pub fn of(prepared: &Prepared) -> Case {
+        Case {
+            swarm: prepared.swarm.clone(),
+            schedule: prepared.schedule.windows.clone(),
+            threads: BTreeMap::new(),
+            partitions: BTreeMap::new(),
+        }
+    }
+
+    /// Applies the size overrides to `spec`.
+    pub fn apply(&self, spec: &mut ClusterSpec) {
+        for app in &mut spec.streams_apps {
+            if let Some(n) = self.threads.get(&app.application_id) {
+                app.threads = *n;
+            }
+        }
+        for g in &mut spec.classic_groups {
+            if let Some(n) = self.threads.get(&g.group_id) {
+                g.consumers_per_process = *n;
+            }
+        }
+        for t in &mut spec.topics {
+            if let Some(n) = self.partitions.get(&t.name) {
+                t.partitions = *n;
+            }
         }
     }
 }
