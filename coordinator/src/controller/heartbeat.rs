@@ -25,10 +25,6 @@ impl BrokerControlState {
         )
     }
 
-    pub fn in_controlled_shutdown(self) -> bool {
-        matches!(self, BrokerControlState::ControlledShutdown)
-    }
-
     pub fn should_shut_down(self) -> bool {
         matches!(self, BrokerControlState::ShutdownNow)
     }

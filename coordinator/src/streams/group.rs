@@ -238,10 +238,6 @@ impl StreamsGroup {
         self.persistent.group_epoch
     }
 
-    pub fn assignment_epoch(&self) -> i32 {
-        self.persistent.assignment_epoch
-    }
-
     pub fn is_empty(&self) -> bool {
         self.persistent.state == StreamsGroupState::Empty
     }
