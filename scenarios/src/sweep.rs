@@ -824,6 +824,9 @@ pub struct ReplayArgs {
     /// Exit 1 on known behaviours of Kafka 4.4.0 too.
     #[arg(long)]
     pub strict: bool,
+    /// Write the run's self-contained HTML timeline to OUT (as `regroup run --html` does).
+    #[arg(long, value_name = "OUT")]
+    pub html: Option<PathBuf>,
 }
 
 /// `regroup replay FILE`: re-runs the file's scenario and seed and compares the trace hash.
@@ -840,9 +843,10 @@ pub fn replay(args: &ReplayArgs) -> i32 {
     };
     let name = file.scenario.name;
     // A shrunk file carries its case explicitly; any other is drawn again from its seed.
+    let keep = args.html.is_some();
     let run = match &file.case {
-        Some(case) => crate::run::run_case(&file.scenario, file.seed, case, false, &file.bugs),
-        None => run_scenario_with(&file.scenario, file.seed, false, &file.bugs),
+        Some(case) => crate::run::run_case(&file.scenario, file.seed, case, keep, &file.bugs),
+        None => run_scenario_with(&file.scenario, file.seed, keep, &file.bugs),
     };
     let run = match run {
         Ok(mut r) => {
@@ -859,6 +863,12 @@ pub fn replay(args: &ReplayArgs) -> i32 {
             return 2;
         }
     };
+    if let Some(path) = &args.html
+        && let Err(e) = std::fs::write(path, crate::html::timeline(&run))
+    {
+        eprintln!("regroup replay: cannot write {}: {e}", path.display());
+        return 2;
+    }
     if args.json {
         println!("{}", run.to_json());
     } else {

@@ -287,6 +287,21 @@ fn html_timeline_has_member_and_broker_lanes_fault_bands_and_the_violation() {
     assert!(page.contains(">app-0/StreamThread-1</text>"), "member lane");
     assert!(page.contains(">billing-1/consumer-0</text>"), "member lane");
     assert!(page.contains("fence-broker on broker-3"), "fault band");
+    assert!(page.contains(">controller</text>"), "the controller's lane");
+    assert!(
+        page.contains("controller fenced broker 3"),
+        "the controller's decisions"
+    );
+    for b in 1..=3 {
+        assert!(
+            page.contains(&format!(">broker-{b}</text>")),
+            "a lane per broker"
+        );
+    }
+    assert!(
+        page.contains(r#"id="z4""#) && page.contains("#z4:checked"),
+        "zoom control"
+    );
     let out = regroup(&["run", "demo-failing-run", "--html", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let page = std::fs::read_to_string(&path).unwrap();

@@ -95,6 +95,25 @@ fn a_blind_failure_shrinks_to_fewer_faults_and_processes_and_fails_the_same_way(
         )),
         "{text}"
     );
+    // The shrunk run renders as any run does, and shows where the members' tasks left the
+    // coordinator's committed assignment (the fenced threads keep tasks it no longer gives them).
+    let html = d.join("shrunk.html");
+    let out = regroup(&[
+        "replay",
+        a.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains(r#"fill="url(#diverged)""#),
+        "divergence overlay"
+    );
+    assert!(
+        page.contains("but the coordinator assigned"),
+        "the coordinator's side on hover"
+    );
     std::fs::remove_dir_all(&d).ok();
 }
 
