@@ -48,6 +48,9 @@ pub enum SwarmKind {
     /// coordinators see). Drawn from its own stream, so enabling it leaves the other draws of a
     /// seed unchanged.
     TopicChange,
+    /// A broker (the coordinating one or any) goes through controlled shutdown and restarts
+    /// later. Enabled from its own stream and drawn after every other kind, like `TopicChange`.
+    ControlledShutdown,
 }
 
 impl SwarmKind {
@@ -66,7 +69,13 @@ impl SwarmKind {
         SwarmKind::FenceBroker,
         SwarmKind::StopProcess,
         SwarmKind::TopicChange,
+        SwarmKind::ControlledShutdown,
     ];
+
+    /// Kinds added after the first swarm release: each is enabled from its own random stream and
+    /// drawn after all the others, so a seed that does not enable it draws exactly what it drew
+    /// before the kind existed.
+    const LATE: &'static [SwarmKind] = &[SwarmKind::TopicChange, SwarmKind::ControlledShutdown];
 }
 
 /// What a scenario lets swarm mode draw.
@@ -121,15 +130,11 @@ impl SwarmOptions {
     /// Draws the options for a run of `spec` (whose process counts and latency it then applies
     /// to the spec).
     pub fn draw(config: &SwarmConfig, spec: &ClusterSpec, rng: &mut ChaCha8Rng) -> Self {
-        // Topic changes draw from their own stream (derived without consuming `rng`), so the
-        // kinds added after the first swarm release do not shift any other draw of a seed.
-        let mut topic_rng = ChaCha8Rng::from_seed(rng.get_seed());
-        topic_rng.set_stream(rng.get_stream() ^ crate::seed::label_hash("swarm/topic-change"));
         let network_and_process: Vec<SwarmKind> = config
             .kinds
             .iter()
             .copied()
-            .filter(|k| *k != SwarmKind::TopicChange)
+            .filter(|k| !SwarmKind::LATE.contains(k))
             .collect();
         let mut kinds: Vec<SwarmKind> = network_and_process
             .iter()
@@ -141,8 +146,6 @@ impl SwarmOptions {
         {
             kinds.push(*k);
         }
-        let topic_change =
-            config.kinds.contains(&SwarmKind::TopicChange) && topic_rng.random_bool(0.5);
         let fault_phase_ms = draw_u64(rng, config.fault_phase_ms);
         let mut rates = BTreeMap::new();
         for k in &kinds {
@@ -154,18 +157,21 @@ impl SwarmOptions {
             };
             rates.insert(kind_name(*k), (r * 100.0).round() / 100.0);
         }
-        if topic_change {
-            let (lo, hi) = config.rate_per_minute;
-            let r = if hi > lo {
-                topic_rng.random_range(lo..hi)
-            } else {
-                lo
-            };
-            rates.insert(
-                kind_name(SwarmKind::TopicChange),
-                (r * 100.0).round() / 100.0,
-            );
-            kinds.push(SwarmKind::TopicChange);
+        // The late kinds draw from their own streams (derived without consuming `rng`), so adding
+        // one does not shift any other draw of a seed.
+        for late in SwarmKind::LATE {
+            let mut late_rng = ChaCha8Rng::from_seed(rng.get_seed());
+            late_rng.set_stream(rng.get_stream() ^ crate::seed::label_hash(&late_stream(*late)));
+            if config.kinds.contains(late) && late_rng.random_bool(0.5) {
+                let (lo, hi) = config.rate_per_minute;
+                let r = if hi > lo {
+                    late_rng.random_range(lo..hi)
+                } else {
+                    lo
+                };
+                rates.insert(kind_name(*late), (r * 100.0).round() / 100.0);
+                kinds.push(*late);
+            }
         }
         let session = session_timeouts(spec);
         let window_ms = ((session.0 / 3).max(500), session.1 * 2);
@@ -363,10 +369,18 @@ impl SwarmOptions {
                 broker: coordinator,
             },
             SwarmKind::StopProcess => FaultKind::StopProcess { host: process },
+            SwarmKind::ControlledShutdown => FaultKind::ControlledShutdown {
+                broker: if coin { coordinator } else { broker },
+            },
             // Drawn by `schedule` itself (three windows per topic).
             SwarmKind::TopicChange => return None,
         })
     }
+}
+
+/// The label of a late kind's own random stream (`swarm/topic-change` as it always was).
+fn late_stream(k: SwarmKind) -> String {
+    format!("swarm/{}", kind_name(k))
 }
 
 fn kind_name(k: SwarmKind) -> String {
@@ -456,12 +470,12 @@ mod tests {
     }
 
     #[test]
-    fn topic_changes_are_drawn_without_shifting_the_other_draws() {
+    fn late_kinds_are_drawn_without_shifting_the_other_draws() {
         let without = SwarmConfig {
             kinds: SwarmKind::ALL
                 .iter()
                 .copied()
-                .filter(|k| *k != SwarmKind::TopicChange)
+                .filter(|k| !SwarmKind::LATE.contains(k))
                 .collect(),
             ..SwarmConfig::default()
         };
@@ -474,6 +488,7 @@ mod tests {
             (o, s)
         };
         let mut drawn = 0;
+        let mut shutdowns = 0;
         for seed in 0..16 {
             let (a, sa) = draw(&without, seed);
             let (b, sb) = draw(&SwarmConfig::default(), seed);
@@ -488,10 +503,22 @@ mod tests {
                         FaultKind::CreateTopic { .. }
                             | FaultKind::AddPartitions { .. }
                             | FaultKind::DeleteTopic { .. }
+                            | FaultKind::ControlledShutdown { .. }
                     )
                 })
                 .collect();
             assert_eq!(other, sa.windows.iter().collect::<Vec<_>>(), "seed {seed}");
+            let cs = sb
+                .windows
+                .iter()
+                .filter(|w| matches!(w.kind, FaultKind::ControlledShutdown { .. }))
+                .count();
+            assert_eq!(
+                cs > 0,
+                b.kinds.contains(&SwarmKind::ControlledShutdown),
+                "seed {seed}"
+            );
+            shutdowns += usize::from(cs > 0);
             if b.kinds.contains(&SwarmKind::TopicChange) {
                 drawn += 1;
                 // Each scratch topic: created, grown, deleted, in that order.
@@ -522,6 +549,7 @@ mod tests {
             }
         }
         assert!(drawn > 0 && drawn < 16, "{drawn}");
+        assert!(shutdowns > 0 && shutdowns < 16, "{shutdowns}");
     }
 
     #[test]

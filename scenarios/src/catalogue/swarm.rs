@@ -37,14 +37,17 @@ const FAULTS: &[Goal] = &[
     Goal::FaultInjected("create-topic"),
     Goal::FaultInjected("add-partitions"),
     Goal::FaultInjected("delete-topic"),
+    Goal::FaultInjected("controlled-shutdown"),
 ];
 
 /// What the fault mix exists to reach in any group: the coordinator moving under a rebalance,
-/// zombies refused, the broker lifecycle's fence and return, writes lost with their leader.
+/// zombies refused, the broker lifecycle's fence and return and its controlled shutdown, writes
+/// lost with their leader.
 const CLUSTER: &[Goal] = &[
     Goal::CoordinatorMovedDuringRebalance,
     Goal::ZombieCommitRejected,
     Goal::BrokerFencedAndUnfenced,
+    Goal::ControlledShutdown,
     Goal::CoordinatorWriteFailed,
     Goal::ReplicaTruncated,
     Goal::Answered(ErrorCode::NotCoordinator),
