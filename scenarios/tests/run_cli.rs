@@ -302,6 +302,26 @@ fn html_timeline_has_member_and_broker_lanes_fault_bands_and_the_violation() {
         page.contains(r#"id="z4""#) && page.contains("#z4:checked"),
         "zoom control"
     );
+    // KAFKA-19233 switched on: fenced threads keep tasks the coordinator no longer assigns them,
+    // which the page hatches, with the coordinator's side on hover.
+    let out = regroup(&[
+        "run",
+        "bug-fenced-member-rejoins",
+        "--kafka-bug",
+        "kafka-19233",
+        "--html",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let page = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        page.contains(r#"fill="url(#diverged)""#),
+        "divergence overlay"
+    );
+    assert!(
+        page.contains("but the coordinator assigned"),
+        "the coordinator's side"
+    );
     let out = regroup(&["run", "demo-failing-run", "--html", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let page = std::fs::read_to_string(&path).unwrap();
