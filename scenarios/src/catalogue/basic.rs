@@ -61,6 +61,13 @@ pub fn scenarios() -> Vec<Scenario> {
     ]
 }
 
+/// The demos' cluster: one classic consumer on a two-partition topic.
+fn one_consumer() -> ClusterSpec {
+    ClusterSpec::default()
+        .with_topic("orders", 2)
+        .with_classic(ClassicGroupSpec::new("billing", &["orders"], 1, 1))
+}
+
 /// Demonstrations outside the catalogue.
 pub fn demos() -> Vec<Scenario> {
     vec![
@@ -69,11 +76,7 @@ pub fn demos() -> Vec<Scenario> {
             description: "deliberately fails: a 1 s convergence bound no cluster meets (shows \
                           what a failure report and its replay command look like)",
             default_seed: 1,
-            cluster: || {
-                ClusterSpec::default()
-                    .with_topic("orders", 2)
-                    .with_classic(ClassicGroupSpec::new("billing", &["orders"], 1, 1))
-            },
+            cluster: one_consumer,
             faults: Faults::None,
             expect: Expect {
                 convergence_bound_ms: Some(1_000),
@@ -86,11 +89,7 @@ pub fn demos() -> Vec<Scenario> {
             description: "passes every run but declares coverage goals its quiet cluster never \
                           reaches (shows how `sweep --coverage` fails on an unreached goal)",
             default_seed: 1,
-            cluster: || {
-                ClusterSpec::default()
-                    .with_topic("orders", 2)
-                    .with_classic(ClassicGroupSpec::new("billing", &["orders"], 1, 1))
-            },
+            cluster: one_consumer,
             faults: Faults::None,
             expect: Expect {
                 goals: &[Goal::FaultInjected("crash"), Goal::ControlledShutdown],

@@ -206,6 +206,16 @@ impl Case {
     }
 }
 
+/// Dormant process `index` of `group` starts at `at_ms` (scale-out).
+pub(crate) fn start_process(group: &str, index: usize, at_ms: u64) -> FaultWindow {
+    FaultWindow::at(
+        at_ms,
+        FaultKind::StartProcess {
+            host: HostRef::process(group, index),
+        },
+    )
+}
+
 /// Process `index` of `group` closes at `at_ms` and starts again `down_ms` later.
 fn stop_process(group: &str, index: usize, at_ms: u64, down_ms: u64) -> FaultWindow {
     FaultWindow::at(

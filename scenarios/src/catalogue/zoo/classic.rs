@@ -12,21 +12,12 @@ use sim::faults::{FaultKind, FaultWindow, HostRef};
 use sim::spec::{ClassicGroupSpec, ClusterSpec};
 
 use crate::catalogue::check::{View, ensure, host};
-use crate::catalogue::{Expect, Faults, Scenario, stop_process};
+use crate::catalogue::{Expect, Faults, Scenario, start_process, stop_process};
 
 const GROUP: &str = "billing";
 
 fn h(index: usize) -> String {
     host(GROUP, index)
-}
-
-fn start(at: u64, index: usize) -> FaultWindow {
-    FaultWindow::at(
-        at,
-        FaultKind::StartProcess {
-            host: HostRef::process(GROUP, index),
-        },
-    )
 }
 
 pub fn scenarios() -> Vec<Scenario> {
@@ -49,12 +40,12 @@ pub fn scenarios() -> Vec<Scenario> {
             },
             faults: Faults::Schedule(|| {
                 vec![
-                    start(6_000, 1),
-                    start(6_000, 2),
+                    start_process(GROUP, 1, 6_000),
+                    start_process(GROUP, 2, 6_000),
                     // Consumer 1 is away while a rebalance starts, so the join phase waits for
                     // its instance.
                     stop_process(GROUP, 1, 20_000, 3_500),
-                    start(21_000, 3),
+                    start_process(GROUP, 3, 21_000),
                     // The leader has rejoined; its next answers arrive 4 s late.
                     FaultWindow::at(
                         22_500,

@@ -6,25 +6,15 @@
 
 use members::observer::EventKind as ClientKind;
 use protocol::ErrorCode;
-use sim::faults::{FaultKind, FaultWindow, HostRef};
 use sim::spec::{ClassicGroupSpec, ClusterSpec};
 
 use crate::catalogue::check::{View, ensure, host};
-use crate::catalogue::{Expect, Faults, Scenario};
+use crate::catalogue::{Expect, Faults, Scenario, start_process};
 
 const GROUP: &str = "billing";
 
 fn h(index: usize) -> String {
     host(GROUP, index)
-}
-
-fn start(at: u64, index: usize) -> FaultWindow {
-    FaultWindow::at(
-        at,
-        FaultKind::StartProcess {
-            host: HostRef::process(GROUP, index),
-        },
-    )
 }
 
 fn cluster(g: ClassicGroupSpec) -> ClusterSpec {
@@ -72,8 +62,8 @@ pub fn scenarios() -> Vec<Scenario> {
             faults: Faults::Schedule(|| {
                 vec![
                     crate::catalogue::stop_process(GROUP, 1, 20_000, 30_000),
-                    start(22_000, 4),
-                    start(25_000, 3),
+                    start_process(GROUP, 4, 22_000),
+                    start_process(GROUP, 3, 25_000),
                 ]
             }),
             expect: Expect {
@@ -96,7 +86,7 @@ pub fn scenarios() -> Vec<Scenario> {
             faults: Faults::Schedule(|| {
                 vec![
                     crate::catalogue::stop_process(GROUP, 1, 20_000, 7_000),
-                    start(21_000, 3),
+                    start_process(GROUP, 3, 21_000),
                 ]
             }),
             expect: Expect {
