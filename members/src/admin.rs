@@ -3,15 +3,20 @@
 //! group's coordinator and retries retriable errors with backoff until `default.api.timeout.ms`.
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::time::Duration;
 
 use protocol::messages::describe_groups_response::DescribedGroup;
 use protocol::messages::leave_group_request::MemberIdentity;
+use protocol::messages::offset_delete_request::{
+    OffsetDeleteRequestPartition, OffsetDeleteRequestTopic,
+};
+use protocol::messages::offset_fetch_request::OffsetFetchRequestGroup;
 use protocol::messages::streams_group_describe_response::DescribedGroup as DescribedStreamsGroup;
 use protocol::messages::{
-    DeleteGroupsRequest, DescribeGroupsRequest, LeaveGroupRequest, StrBytes,
-    StreamsGroupDescribeRequest,
+    DeleteGroupsRequest, DescribeGroupsRequest, LeaveGroupRequest, ListGroupsRequest,
+    OffsetDeleteRequest, OffsetFetchRequest, StrBytes, StreamsGroupDescribeRequest,
 };
 use protocol::net::Net;
 use protocol::{Api, ErrorCode, Request, Response};
@@ -21,7 +26,8 @@ use rand_chacha::ChaCha8Rng;
 use crate::backoff::ExponentialBackoff;
 use crate::conn::{ConnectionConfig, KafkaClient};
 use crate::coordinator::{CoordinatorNode, FindFailure, find_coordinator};
-use crate::observer::{ClientKind, ClientRef, Emitter, Observer, RequestFailure};
+use crate::observer::{ClientKind, ClientRef, Emitter, Observer, RequestFailure, TopicPartition};
+use crate::offsets::{Committer, build_commit, commit_result, fetch_result, version_cap_for};
 
 /// Why an admin call failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -42,6 +48,25 @@ pub enum AdminError {
 pub struct MemberRemoval {
     pub instance_id: String,
     pub error: ErrorCode,
+}
+
+/// One row of a ListGroups answer.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ListedGroup {
+    pub group_id: String,
+    /// `consumer`, `streams`, `classic` (ListGroups v5+; empty below).
+    pub group_type: String,
+    /// The classic protocol type (`consumer`, or empty for a group with offsets only).
+    pub protocol_type: String,
+    /// ListGroups v4+; empty below.
+    pub state: String,
+}
+
+/// The answer to an OffsetDelete: the group-level error, then each partition's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OffsetDeletion {
+    pub error: ErrorCode,
+    pub partitions: Vec<(TopicPartition, ErrorCode)>,
 }
 
 /// Admin settings.
@@ -93,15 +118,28 @@ fn code(c: i16) -> ErrorCode {
     ErrorCode::from_code(c).unwrap_or(ErrorCode::UnknownServerError)
 }
 
-/// How a group-level error code is handled (Kafka's admin handlers: the coordinator errors are
-/// retried, everything else is the answer).
+/// The retry a coordinator error calls for (Kafka's admin handlers: a moved or unavailable
+/// coordinator is looked up again, a loading one is asked again), or `None` for any other code.
+fn coordinator_retry<T>(error: ErrorCode) -> Option<Attempt<T>> {
+    match error {
+        ErrorCode::NotCoordinator | ErrorCode::CoordinatorNotAvailable => {
+            Some(Attempt::Retry(true, error.name().to_string()))
+        }
+        ErrorCode::CoordinatorLoadInProgress => {
+            Some(Attempt::Retry(false, error.name().to_string()))
+        }
+        _ => None,
+    }
+}
+
+/// How a group-level error code is handled: the coordinator errors are retried, NONE is done,
+/// everything else is the answer.
 fn classify<T>(error: ErrorCode, message: Option<&str>, done: impl FnOnce() -> T) -> Attempt<T> {
+    if let Some(retry) = coordinator_retry(error) {
+        return retry;
+    }
     match error {
         ErrorCode::None => Attempt::Done(done()),
-        ErrorCode::NotCoordinator | ErrorCode::CoordinatorNotAvailable => {
-            Attempt::Retry(true, error.name().to_string())
-        }
-        ErrorCode::CoordinatorLoadInProgress => Attempt::Retry(false, error.name().to_string()),
         other => Attempt::Fail(AdminError::Error(
             other,
             message.unwrap_or(other.default_message()).to_string(),
@@ -336,18 +374,227 @@ impl<N: Net> Admin<N> {
                 .await
             {
                 Ok(Response::DeleteGroups(r)) => match r.results.first() {
-                    Some(g) => match code(g.error_code) {
-                        e @ (ErrorCode::NotCoordinator
-                        | ErrorCode::CoordinatorNotAvailable
-                        | ErrorCode::CoordinatorLoadInProgress) => {
-                            classify(e, None, || ErrorCode::None)
-                        }
-                        e => Attempt::Done(e),
-                    },
+                    Some(g) => {
+                        let e = code(g.error_code);
+                        coordinator_retry(e).unwrap_or(Attempt::Done(e))
+                    }
                     None => Attempt::Fail(AdminError::Unexpected("no group in the answer".into())),
                 },
                 Ok(other) => Attempt::Fail(AdminError::Unexpected(format!("{:?}", other.api()))),
                 Err(f) => Self::transport(f),
+            }
+        })
+        .await
+    }
+
+    /// `listGroups`: ListGroups sent to every bootstrap broker (each answers for the coordinator
+    /// shards it leads), the rows merged and sorted by group id. A broker that answers a
+    /// retriable error or nothing is asked again until the call's timeout, as Kafka's admin
+    /// retries each node's call.
+    pub async fn list_groups(&self) -> Result<Vec<ListedGroup>, AdminError> {
+        let deadline = self.emitter.now_ms() + self.config.default_api_timeout_ms as i64;
+        let backoff = ExponentialBackoff::retry(
+            self.config.retry_backoff_ms,
+            self.config.retry_backoff_max_ms,
+        );
+        let mut rows = Vec::new();
+        for broker in self.client.bootstrap() {
+            let mut attempts = 0u32;
+            loop {
+                if self.emitter.now_ms() >= deadline {
+                    return Err(AdminError::TimedOut(format!("ListGroups to {broker}")));
+                }
+                let last = match self
+                    .client
+                    .send(&broker, Request::ListGroups(ListGroupsRequest::default()))
+                    .await
+                {
+                    Ok(Response::ListGroups(r)) => match code(r.error_code) {
+                        ErrorCode::None => {
+                            rows.extend(r.groups.iter().map(|g| ListedGroup {
+                                group_id: g.group_id.to_string(),
+                                group_type: g.group_type.to_string(),
+                                protocol_type: g.protocol_type.to_string(),
+                                state: g.group_state.to_string(),
+                            }));
+                            break;
+                        }
+                        e if e.is_retriable() => e.name().to_string(),
+                        e => {
+                            return Err(AdminError::Error(e, e.default_message().to_string()));
+                        }
+                    },
+                    Ok(other) => {
+                        return Err(AdminError::Unexpected(format!("{:?}", other.api())));
+                    }
+                    Err(RequestFailure::UnsupportedVersion) => {
+                        return Err(AdminError::Error(
+                            ErrorCode::UnsupportedVersion,
+                            "ListGroups".into(),
+                        ));
+                    }
+                    Err(f) => f.to_string(),
+                };
+                tracing::debug!(broker = %broker, why = %last, "ListGroups retried");
+                let wait = backoff.backoff(attempts, &mut *self.rng.borrow_mut());
+                attempts = attempts.saturating_add(1);
+                tokio::time::sleep(Duration::from_millis(wait)).await;
+            }
+        }
+        rows.sort();
+        Ok(rows)
+    }
+
+    /// `listConsumerGroupOffsets` of every partition: OffsetFetch with no topic list and
+    /// `require_stable`. Capped at v9, which names topics (v10 answers by topic id only).
+    pub async fn fetch_offsets(
+        &self,
+        group_id: &str,
+    ) -> Result<BTreeMap<TopicPartition, i64>, AdminError> {
+        self.with_coordinator(group_id, |node| async move {
+            let result = self
+                .client
+                .send_built_capped(
+                    &node.broker,
+                    Api::OffsetFetch,
+                    Some(9),
+                    self.config.request_timeout_ms,
+                    |version| {
+                        Request::OffsetFetch(if version >= 8 {
+                            OffsetFetchRequest::default()
+                                .with_groups(vec![
+                                    OffsetFetchRequestGroup::default()
+                                        .with_group_id(s(group_id).into())
+                                        .with_topics(None),
+                                ])
+                                .with_require_stable(true)
+                        } else {
+                            OffsetFetchRequest::default()
+                                .with_group_id(s(group_id).into())
+                                .with_topics(None)
+                                .with_require_stable(version >= 7)
+                        })
+                    },
+                )
+                .await;
+            match result {
+                Ok(Response::OffsetFetch(r)) => match fetch_result(&r, &BTreeMap::new()) {
+                    Ok(offsets) => Attempt::Done(offsets),
+                    Err(e) => classify(e, None, BTreeMap::new),
+                },
+                Ok(other) => Attempt::Fail(AdminError::Unexpected(format!("{:?}", other.api()))),
+                Err(f) => Self::transport(f),
+            }
+        })
+        .await
+    }
+
+    /// `deleteConsumerGroupOffsets`: OffsetDelete of `partitions` of `topic`.
+    pub async fn delete_offsets(
+        &self,
+        group_id: &str,
+        topic: &str,
+        partitions: &[i32],
+    ) -> Result<OffsetDeletion, AdminError> {
+        self.with_coordinator(group_id, |node| async move {
+            let request = OffsetDeleteRequest::default()
+                .with_group_id(s(group_id).into())
+                .with_topics(vec![
+                    OffsetDeleteRequestTopic::default()
+                        .with_name(s(topic).into())
+                        .with_partitions(
+                            partitions
+                                .iter()
+                                .map(|p| {
+                                    OffsetDeleteRequestPartition::default().with_partition_index(*p)
+                                })
+                                .collect(),
+                        ),
+                ]);
+            match self
+                .client
+                .send(&node.broker, Request::OffsetDelete(request))
+                .await
+            {
+                Ok(Response::OffsetDelete(r)) => match coordinator_retry(code(r.error_code)) {
+                    Some(retry) => retry,
+                    None => {
+                        let error = code(r.error_code);
+                        let mut partitions = Vec::new();
+                        for t in &r.topics {
+                            for p in &t.partitions {
+                                partitions.push((
+                                    TopicPartition::new(t.name.to_string(), p.partition_index),
+                                    code(p.error_code),
+                                ));
+                            }
+                        }
+                        Attempt::Done(OffsetDeletion { error, partitions })
+                    }
+                },
+                Ok(other) => Attempt::Fail(AdminError::Unexpected(format!("{:?}", other.api()))),
+                Err(f) => Self::transport(f),
+            }
+        })
+        .await
+    }
+
+    /// `alterConsumerGroupOffsets`: an OffsetCommit with generation -1 and no member id, which
+    /// the coordinator accepts only for an empty or missing group (a missing one becomes a
+    /// "simple" group holding only offsets). Returns each partition's error.
+    pub async fn alter_offsets(
+        &self,
+        group_id: &str,
+        offsets: &[(TopicPartition, i64)],
+    ) -> Result<Vec<(TopicPartition, ErrorCode)>, AdminError> {
+        let committer = Committer {
+            group_id: group_id.to_string(),
+            member_id: String::new(),
+            generation_or_epoch: -1,
+            instance_id: None,
+        };
+        let no_ids = BTreeMap::new();
+        let cap = version_cap_for(offsets.iter().map(|(tp, _)| tp.topic.as_str()), &no_ids);
+        self.with_coordinator(group_id, |node| {
+            let request = build_commit(&committer, offsets, &no_ids);
+            async move {
+                let result = self
+                    .client
+                    .send_built_capped(
+                        &node.broker,
+                        Api::OffsetCommit,
+                        Some(cap),
+                        self.config.request_timeout_ms,
+                        |_| Request::OffsetCommit(request),
+                    )
+                    .await;
+                match result {
+                    Ok(Response::OffsetCommit(r)) => {
+                        let errors: Vec<(TopicPartition, ErrorCode)> = r
+                            .topics
+                            .iter()
+                            .flat_map(|t| {
+                                t.partitions.iter().map(|p| {
+                                    (
+                                        TopicPartition::new(t.name.to_string(), p.partition_index),
+                                        code(p.error_code),
+                                    )
+                                })
+                            })
+                            .collect();
+                        match commit_result(&r, &BTreeMap::new())
+                            .err()
+                            .and_then(|(e, _)| coordinator_retry(e))
+                        {
+                            Some(retry) => retry,
+                            None => Attempt::Done(errors),
+                        }
+                    }
+                    Ok(other) => {
+                        Attempt::Fail(AdminError::Unexpected(format!("{:?}", other.api())))
+                    }
+                    Err(f) => Self::transport(f),
+                }
             }
         })
         .await

@@ -297,6 +297,95 @@ async fn admin_describes_removes_a_static_member_and_deletes_the_group() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn admin_lists_groups_and_fetches_deletes_and_alters_offsets() {
+    use members::admin::{Admin, AdminConfig, ListedGroup, OffsetDeletion};
+    LocalSet::new()
+        .run_until(async {
+            let fabric = Fabric::new(1_700_000_000_000);
+            let _broker = broker(&fabric).await;
+            let log = EventLog::new();
+            let mut rng = ChaCha8Rng::seed_from_u64(11);
+            let consumer = start(
+                &fabric,
+                "c0",
+                ConsumerConfig::new(GROUP, "consumer-0", &["orders"]),
+                &mut rng,
+                &log,
+            );
+            tokio::time::sleep(Duration::from_secs(10)).await;
+            let admin = Admin::new(
+                fabric.host("admin"),
+                vec![BROKER.to_string()],
+                AdminConfig::new("admin-1"),
+                "admin",
+                &mut rng,
+                Rc::new(log.clone()),
+            );
+            let listed = |state: &str, protocol_type: &str, group: &str| ListedGroup {
+                group_id: group.into(),
+                group_type: "classic".into(),
+                protocol_type: protocol_type.into(),
+                state: state.into(),
+            };
+            assert_eq!(
+                admin.list_groups().await.unwrap(),
+                vec![listed("Stable", "consumer", GROUP)]
+            );
+            let tp = |p: i32| TopicPartition::new("orders", p);
+            // A live group: its topic is subscribed, and offsets cannot be altered.
+            assert_eq!(
+                admin.delete_offsets(GROUP, "orders", &[0]).await.unwrap(),
+                OffsetDeletion {
+                    error: ErrorCode::None,
+                    partitions: vec![(tp(0), ErrorCode::GroupSubscribedToTopic)],
+                }
+            );
+            assert_eq!(
+                admin.alter_offsets(GROUP, &[(tp(1), 5)]).await.unwrap(),
+                vec![(tp(1), ErrorCode::UnknownMemberId)]
+            );
+            // The dynamic consumer leaves: the empty group takes everything.
+            consumer.close().await;
+            let committed = admin.fetch_offsets(GROUP).await.unwrap();
+            assert_eq!(committed.len(), 6, "{committed:?}");
+            assert_eq!(
+                admin.alter_offsets(GROUP, &[(tp(1), 5)]).await.unwrap(),
+                vec![(tp(1), ErrorCode::None)]
+            );
+            assert_eq!(
+                admin.delete_offsets(GROUP, "orders", &[0]).await.unwrap(),
+                OffsetDeletion {
+                    error: ErrorCode::None,
+                    partitions: vec![(tp(0), ErrorCode::None)],
+                }
+            );
+            let mut expected = committed.clone();
+            expected.remove(&tp(0));
+            expected.insert(tp(1), 5);
+            assert_eq!(admin.fetch_offsets(GROUP).await.unwrap(), expected);
+            // Offsets altered for a group nobody joined make a "simple" group.
+            assert_eq!(
+                admin.alter_offsets("audit", &[(tp(2), 9)]).await.unwrap(),
+                vec![(tp(2), ErrorCode::None)]
+            );
+            assert_eq!(
+                admin.list_groups().await.unwrap(),
+                vec![listed("Empty", "", "audit"), listed("Empty", "consumer", GROUP)]
+            );
+            // An unknown group: OffsetDelete's group-level error.
+            assert_eq!(
+                admin.delete_offsets("nobody", "orders", &[0]).await.unwrap(),
+                OffsetDeletion {
+                    error: ErrorCode::GroupIdNotFound,
+                    partitions: vec![],
+                }
+            );
+            assert!(admin.fetch_offsets("nobody").await.unwrap().is_empty());
+        })
+        .await;
+}
+
+#[tokio::test(start_paused = true)]
 async fn dynamic_members_rebalance_on_join_and_leave() {
     LocalSet::new()
         .run_until(async {

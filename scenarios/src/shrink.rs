@@ -130,6 +130,7 @@ pub fn describe_window(w: &FaultWindow) -> String {
             "remove-static-members {} of {group}",
             instance_ids.join(", ")
         ),
+        FaultKind::GroupAdmin { group, call } => format!("admin {} of {group}", call.name()),
     };
     match w.duration_ms {
         Some(d) => format!(

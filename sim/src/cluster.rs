@@ -27,11 +27,15 @@ use rand::RngCore;
 use tokio::sync::Notify;
 use uuid::Uuid;
 
-use crate::event::HarnessEvent;
+use crate::event::{
+    AdminAnswer, DescribedGroupView, DescribedMemberView, HarnessEvent, ListedGroupView,
+};
+use crate::faults::GroupAdminCall;
 use crate::hub::Hub;
 use crate::net::{EPOCH_MS, TurmoilNet};
 use crate::seed;
 use crate::spec::{ClassicGroupSpec, ClusterSpec, StreamsAppSpec};
+use members::observer::TopicPartition;
 
 /// The controller's host name.
 pub const CONTROLLER_HOST: &str = "controller";
@@ -135,6 +139,13 @@ pub enum AdminCommand {
     },
     /// A BrokerHeartbeat carrying `broker`'s previous `epoch`, sent to the controller.
     StaleBrokerHeartbeat { broker: i32, epoch: i64 },
+    /// A group administration call whose answer is logged (`streams`: the group is a streams
+    /// application's, described with StreamsGroupDescribe).
+    GroupAdmin {
+        group: String,
+        streams: bool,
+        call: GroupAdminCall,
+    },
 }
 
 /// A built cluster: the turmoil simulation plus the handles the runner and the invariants use.
@@ -317,7 +328,8 @@ impl Cluster {
             );
             async move {
                 let observer = hub.client_observer(ADMIN_HOST);
-                let mut admin = AdminClient::new(TurmoilNet::new(), brokers, rng, observer);
+                let mut admin =
+                    AdminClient::new(TurmoilNet::new(), brokers, rng, observer, hub.clone());
                 if !ready.get() {
                     let names: Vec<String> = topics
                         .iter()
@@ -637,6 +649,7 @@ struct AdminClient {
     next: usize,
     rng: rand_chacha::ChaCha8Rng,
     observer: Rc<dyn members::Observer>,
+    hub: Hub,
 }
 
 impl AdminClient {
@@ -645,6 +658,7 @@ impl AdminClient {
         brokers: Vec<String>,
         rng: rand_chacha::ChaCha8Rng,
         observer: Rc<dyn members::Observer>,
+        hub: Hub,
     ) -> Self {
         let clients = brokers
             .iter()
@@ -657,7 +671,19 @@ impl AdminClient {
             next: 0,
             rng,
             observer,
+            hub,
         }
+    }
+
+    fn group_admin(&mut self) -> members::admin::Admin<TurmoilNet> {
+        members::admin::Admin::new(
+            self.net.clone(),
+            self.brokers.clone(),
+            members::admin::AdminConfig::new("regroup-admin"),
+            "admin",
+            &mut self.rng,
+            self.observer.clone(),
+        )
     }
 
     async fn run(&mut self, command: &AdminCommand) {
@@ -670,18 +696,28 @@ impl AdminClient {
                 self.create_topic(name, *partitions, *replication_factor)
                     .await
             }
+            AdminCommand::GroupAdmin {
+                group,
+                streams,
+                call,
+            } => {
+                let admin = self.group_admin();
+                let answer = group_admin_call(&admin, group, *streams, call).await;
+                admin.close();
+                self.hub.harness(
+                    ADMIN_HOST,
+                    HarnessEvent::AdminAnswered {
+                        group: group.clone(),
+                        call: call.name(),
+                        answer,
+                    },
+                );
+            }
             AdminCommand::RemoveStaticMembers {
                 group,
                 instance_ids,
             } => {
-                let admin = members::admin::Admin::new(
-                    self.net.clone(),
-                    self.brokers.clone(),
-                    members::admin::AdminConfig::new("regroup-admin"),
-                    "admin",
-                    &mut self.rng,
-                    self.observer.clone(),
-                );
+                let admin = self.group_admin();
                 let ids: Vec<&str> = instance_ids.iter().map(String::as_str).collect();
                 match admin.remove_static_members(group, &ids).await {
                     Ok(r) => tracing::info!(group = %group, result = ?r, "static members removed"),
@@ -746,6 +782,164 @@ impl AdminClient {
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
+    }
+}
+
+fn partition_name(tp: &TopicPartition) -> String {
+    format!("{}-{}", tp.topic, tp.partition)
+}
+
+/// Runs one group administration call and turns its answer into the log's form.
+async fn group_admin_call(
+    admin: &members::admin::Admin<TurmoilNet>,
+    group: &str,
+    streams: bool,
+    call: &GroupAdminCall,
+) -> AdminAnswer {
+    let failed = |e: members::admin::AdminError| AdminAnswer::Failed {
+        reason: e.to_string(),
+    };
+    let errors = |partitions: Vec<(TopicPartition, ErrorCode)>| {
+        let mut v: Vec<(String, &'static str)> = partitions
+            .iter()
+            .map(|(tp, e)| (partition_name(tp), e.name()))
+            .collect();
+        v.sort();
+        v
+    };
+    match call {
+        GroupAdminCall::Describe if streams => match admin.describe_streams_group(group).await {
+            Ok(g) => AdminAnswer::Described(describe_streams_view(&g)),
+            Err(e) => failed(e),
+        },
+        GroupAdminCall::Describe => match admin.describe_classic_group(group).await {
+            Ok(g) => AdminAnswer::Described(describe_classic_view(&g)),
+            Err(e) => failed(e),
+        },
+        GroupAdminCall::List => match admin.list_groups().await {
+            Ok(rows) => AdminAnswer::Listed {
+                groups: rows
+                    .into_iter()
+                    .map(|r| ListedGroupView {
+                        group_id: r.group_id,
+                        group_type: r.group_type,
+                        protocol_type: r.protocol_type,
+                        state: r.state,
+                    })
+                    .collect(),
+            },
+            Err(e) => failed(e),
+        },
+        GroupAdminCall::FetchOffsets => match admin.fetch_offsets(group).await {
+            Ok(offsets) => AdminAnswer::Offsets {
+                offsets: offsets
+                    .iter()
+                    .map(|(tp, o)| (partition_name(tp), *o))
+                    .collect(),
+            },
+            Err(e) => failed(e),
+        },
+        GroupAdminCall::DeleteOffsets { topic, partitions } => {
+            match admin.delete_offsets(group, topic, partitions).await {
+                Ok(d) => AdminAnswer::OffsetsDeleted {
+                    error: d.error.name(),
+                    partitions: errors(d.partitions),
+                },
+                Err(e) => failed(e),
+            }
+        }
+        GroupAdminCall::AlterOffsets {
+            topic,
+            partitions,
+            offset,
+        } => {
+            let offsets: Vec<(TopicPartition, i64)> = partitions
+                .iter()
+                .map(|p| (TopicPartition::new(topic.clone(), *p), *offset))
+                .collect();
+            match admin.alter_offsets(group, &offsets).await {
+                Ok(r) => AdminAnswer::OffsetsAltered {
+                    partitions: errors(r),
+                },
+                Err(e) => failed(e),
+            }
+        }
+        GroupAdminCall::Delete => match admin.delete_group(group).await {
+            Ok(e) => AdminAnswer::Deleted { error: e.name() },
+            Err(e) => failed(e),
+        },
+    }
+}
+
+fn error_name(code: i16) -> &'static str {
+    ErrorCode::from_code(code)
+        .unwrap_or(ErrorCode::UnknownServerError)
+        .name()
+}
+
+fn describe_classic_view(
+    g: &protocol::messages::describe_groups_response::DescribedGroup,
+) -> DescribedGroupView {
+    let mut members: Vec<DescribedMemberView> = g
+        .members
+        .iter()
+        .map(|m| {
+            let mut assigned: Vec<String> =
+                members::classic::protocol::decode_assignment(&m.member_assignment)
+                    .map(|ps| ps.iter().map(partition_name).collect())
+                    .unwrap_or_else(|e| vec![format!("undecodable assignment: {e}")]);
+            assigned.sort();
+            DescribedMemberView {
+                instance_id: m.group_instance_id.as_ref().map(|i| i.to_string()),
+                member_id: m.member_id.to_string(),
+                assigned,
+            }
+        })
+        .collect();
+    members.sort();
+    DescribedGroupView {
+        error: error_name(g.error_code),
+        state: g.group_state.to_string(),
+        protocol_type: g.protocol_type.to_string(),
+        protocol: g.protocol_data.to_string(),
+        epoch: -1,
+        members,
+    }
+}
+
+fn describe_streams_view(
+    g: &protocol::messages::streams_group_describe_response::DescribedGroup,
+) -> DescribedGroupView {
+    let mut members: Vec<DescribedMemberView> = g
+        .members
+        .iter()
+        .map(|m| {
+            let mut assigned: Vec<String> = m
+                .assignment
+                .active_tasks
+                .iter()
+                .flat_map(|t| {
+                    t.partitions
+                        .iter()
+                        .map(move |p| format!("{}_{p}", t.subtopology_id))
+                })
+                .collect();
+            assigned.sort();
+            DescribedMemberView {
+                instance_id: m.instance_id.as_ref().map(|i| i.to_string()),
+                member_id: m.member_id.to_string(),
+                assigned,
+            }
+        })
+        .collect();
+    members.sort();
+    DescribedGroupView {
+        error: error_name(g.error_code),
+        state: g.group_state.to_string(),
+        protocol_type: String::new(),
+        protocol: String::new(),
+        epoch: g.group_epoch,
+        members,
     }
 }
 

@@ -104,6 +104,83 @@ pub enum HarnessEvent {
     LivenessPhase { deadline_ms: i64 },
     /// A group converged.
     Converged { group: String, epoch: i32 },
+    /// The admin client's answer to a [`crate::faults::GroupAdminCall`] on `group`.
+    AdminAnswered {
+        group: String,
+        call: &'static str,
+        answer: AdminAnswer,
+    },
+}
+
+/// What a group administration call answered; error codes by Kafka's name (`NONE`, ...).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    tag = "answer"
+)]
+pub enum AdminAnswer {
+    /// The call failed as a whole (a non-retriable group error, or its timeout passed).
+    Failed {
+        reason: String,
+    },
+    Described(DescribedGroupView),
+    /// Every group the brokers list, sorted by group id.
+    Listed {
+        groups: Vec<ListedGroupView>,
+    },
+    /// Committed offsets by partition (`topic-partition`), sorted; -1 = none.
+    Offsets {
+        offsets: Vec<(String, i64)>,
+    },
+    /// OffsetDelete's group error and each partition's.
+    OffsetsDeleted {
+        error: &'static str,
+        partitions: Vec<(String, &'static str)>,
+    },
+    /// Each partition's error of an offset alteration.
+    OffsetsAltered {
+        partitions: Vec<(String, &'static str)>,
+    },
+    /// DeleteGroups' per-group error.
+    Deleted {
+        error: &'static str,
+    },
+}
+
+/// A described group: DescribeGroups (classic: `epoch` is -1, it has no generation field) or
+/// StreamsGroupDescribe (`epoch` is the group epoch).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DescribedGroupView {
+    pub error: &'static str,
+    pub state: String,
+    /// Classic: the protocol type and the chosen protocol; streams: empty.
+    pub protocol_type: String,
+    pub protocol: String,
+    pub epoch: i32,
+    /// Sorted by instance id, then member id.
+    pub members: Vec<DescribedMemberView>,
+}
+
+/// One described member and what it is assigned: partitions `topic-p` (classic, decoded from the
+/// assignment bytes) or active tasks `subtopology_partition` (streams), sorted.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DescribedMemberView {
+    pub instance_id: Option<String>,
+    pub member_id: String,
+    pub assigned: Vec<String>,
+}
+
+/// One ListGroups row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListedGroupView {
+    pub group_id: String,
+    pub group_type: String,
+    pub protocol_type: String,
+    pub state: String,
 }
 
 impl SimEvent {

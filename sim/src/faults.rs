@@ -139,6 +139,51 @@ pub enum FaultKind {
     AddPartitions { topic: String, total: i32 },
     /// A topic is deleted (DeleteTopics at the controller).
     DeleteTopic { name: String },
+    /// The admin client makes one group administration call; its answer is recorded in the event
+    /// log (`HarnessEvent::AdminAnswered`) for the scenario's check. Instantaneous (the calls run
+    /// one after another on the admin host, each retrying until Kafka's admin timeout).
+    GroupAdmin { group: String, call: GroupAdminCall },
+}
+
+/// A group administration call of Kafka's `Admin` client.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    tag = "call"
+)]
+pub enum GroupAdminCall {
+    /// `describeConsumerGroups` (DescribeGroups) of a classic group, `describeStreamsGroups`
+    /// (StreamsGroupDescribe) of a streams application's group.
+    Describe,
+    /// `listGroups`: ListGroups to every broker.
+    List,
+    /// `listConsumerGroupOffsets`: OffsetFetch of every partition.
+    FetchOffsets,
+    /// `deleteConsumerGroupOffsets`: OffsetDelete.
+    DeleteOffsets { topic: String, partitions: Vec<i32> },
+    /// `alterConsumerGroupOffsets`: OffsetCommit with generation -1 and no member id.
+    AlterOffsets {
+        topic: String,
+        partitions: Vec<i32>,
+        offset: i64,
+    },
+    /// `deleteConsumerGroups`: DeleteGroups.
+    Delete,
+}
+
+impl GroupAdminCall {
+    /// A short name (the event log's `call` field).
+    pub fn name(&self) -> &'static str {
+        match self {
+            GroupAdminCall::Describe => "describe",
+            GroupAdminCall::List => "list",
+            GroupAdminCall::FetchOffsets => "fetch-offsets",
+            GroupAdminCall::DeleteOffsets { .. } => "delete-offsets",
+            GroupAdminCall::AlterOffsets { .. } => "alter-offsets",
+            GroupAdminCall::Delete => "delete",
+        }
+    }
 }
 
 impl FaultKind {
@@ -166,6 +211,7 @@ impl FaultKind {
             FaultKind::StaleBrokerHeartbeat { .. } => "stale-broker-heartbeat",
             FaultKind::AddPartitions { .. } => "add-partitions",
             FaultKind::DeleteTopic { .. } => "delete-topic",
+            FaultKind::GroupAdmin { .. } => "group-admin",
         }
     }
 }

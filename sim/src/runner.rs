@@ -736,6 +736,20 @@ impl Driver {
             FaultKind::DeleteTopic { name } => self.controller_admin(AdminOp::DeleteTopic {
                 topic: name.clone(),
             }),
+            FaultKind::GroupAdmin { group, call } => {
+                let streams = self
+                    .cluster
+                    .spec
+                    .streams_apps
+                    .iter()
+                    .any(|a| a.application_id == *group);
+                self.cluster.admin_command(AdminCommand::GroupAdmin {
+                    group: group.clone(),
+                    streams,
+                    call: call.clone(),
+                });
+                Ok(vec![ADMIN_HOST.to_string()])
+            }
         }
     }
 
@@ -883,7 +897,8 @@ impl Driver {
             | FaultKind::RemoveStaticMembers { .. }
             | FaultKind::StaleBrokerHeartbeat { .. }
             | FaultKind::AddPartitions { .. }
-            | FaultKind::DeleteTopic { .. } => {}
+            | FaultKind::DeleteTopic { .. }
+            | FaultKind::GroupAdmin { .. } => {}
         }
         tracing::info!(window = i, fault = name, hosts = ?hosts, "fault healed");
         self.count(name).healed += 1;

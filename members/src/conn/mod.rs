@@ -151,6 +151,11 @@ impl<N: Net> KafkaClient<N> {
         &self.config
     }
 
+    /// The bootstrap addresses, in the order given.
+    pub fn bootstrap(&self) -> Vec<String> {
+        self.bootstrap.clone()
+    }
+
     /// Records the brokers a Metadata response listed (node id -> `host:port`).
     pub fn learn_brokers(&self, brokers: impl IntoIterator<Item = (i32, String)>) {
         let mut state = self.state.borrow_mut();

@@ -8,7 +8,7 @@ use coordinator::Record;
 use coordinator::events::EventKind as ClusterKind;
 use members::observer::EventKind as ClientKind;
 use protocol::ErrorCode;
-use sim::event::{FaultEvent, SimEvent, SimEventKind};
+use sim::event::{AdminAnswer, FaultEvent, HarnessEvent, SimEvent, SimEventKind};
 use sim::runner::{GroupSummary, RunOutcome};
 
 /// A finished run as a scenario's check sees it.
@@ -254,6 +254,43 @@ impl<'a> View<'a> {
         self.client_events(host)
             .filter_map(|(t, _, k)| matches!(k, ClientKind::CommitAccepted { .. }).then_some(t))
             .collect()
+    }
+
+    /// The admin client's answers about `group`, in order: (time answered, call, answer).
+    pub fn admin_answers(&self, group: &str) -> Vec<(i64, &'static str, &'a AdminAnswer)> {
+        self.log()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                SimEventKind::Harness(HarnessEvent::AdminAnswered {
+                    group: g,
+                    call,
+                    answer,
+                }) if g == group => Some((e.at_ms, *call, answer)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The last accepted commit of every partition by the clients on `hosts` up to `at_ms`
+    /// (`topic-partition` -> offset).
+    pub fn committed_until(&self, hosts: &[String], at_ms: i64) -> BTreeMap<String, i64> {
+        let mut out = BTreeMap::new();
+        for e in self.log() {
+            if e.at_ms > at_ms {
+                break;
+            }
+            if let SimEventKind::Client {
+                kind: ClientKind::CommitAccepted { offsets, .. },
+                ..
+            } = &e.kind
+                && hosts.contains(&e.host)
+            {
+                for (tp, o) in offsets {
+                    out.insert(tp.to_string(), *o);
+                }
+            }
+        }
+        out
     }
 
     /// Error codes in responses received by clients on `host` (time, error).

@@ -19,6 +19,7 @@
 //! }
 //! ```
 
+pub mod admin;
 pub mod basic;
 pub mod brokers;
 pub mod check;
@@ -250,6 +251,7 @@ pub fn all() -> Vec<Scenario> {
     v.extend(classic::scenarios());
     v.extend(brokers::scenarios());
     v.extend(failover::scenarios());
+    v.extend(admin::scenarios());
     v.extend(swarm::scenarios());
     v.extend(zoo::scenarios());
     v
