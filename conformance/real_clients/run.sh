@@ -54,14 +54,17 @@ suites=("$@")
 # REAL_CLIENTS_LOGS=DIR keeps every suite's client and broker logs in DIR.
 work="${REAL_CLIENTS_LOGS:-$(mktemp -d)}"
 mkdir -p "$work"
+failed=0
 cleanup() {
     serve_stop
-    [ -n "${REAL_CLIENTS_LOGS:-}" ] || rm -rf "$work"
+    # A failure keeps its logs: real time does not replay, so they are all there is to go on.
+    if [ -z "${REAL_CLIENTS_LOGS:-}" ] && [ "$failed" -eq 0 ]; then
+        rm -rf "$work"
+    fi
 }
 trap cleanup EXIT
 
 passed=0
-failed=0
 for suite in "${suites[@]}"; do
     case "$suite" in
         serve) script=check_serve.py ;;
@@ -94,8 +97,11 @@ for suite in "${suites[@]}"; do
         [ "$status" -eq 124 ] && echo "FAIL $suite: timed out after 120 s"
         echo "--- $suite: client library log (warnings and errors, last 30)"
         grep -E " (WARNING|ERROR|CRITICAL) " "$client_log" 2>/dev/null | tail -30 || true
+        echo "--- $suite: client library log (joins, generations and assignments, last 40)"
+        grep -E "join|Generation|assign" "$client_log" 2>/dev/null | tail -40 || true
         echo "--- $suite: regroup serve log (last 30)"
         tail -30 "$serve_log"
+        echo "--- $suite: every log is kept in $work"
     fi
 done
 echo "real-clients: $passed passed, $failed failed"
