@@ -370,11 +370,17 @@ async fn admin_lists_groups_and_fetches_deletes_and_alters_offsets() {
             );
             assert_eq!(
                 admin.list_groups().await.unwrap(),
-                vec![listed("Empty", "", "audit"), listed("Empty", "consumer", GROUP)]
+                vec![
+                    listed("Empty", "", "audit"),
+                    listed("Empty", "consumer", GROUP)
+                ]
             );
             // An unknown group: OffsetDelete's group-level error.
             assert_eq!(
-                admin.delete_offsets("nobody", "orders", &[0]).await.unwrap(),
+                admin
+                    .delete_offsets("nobody", "orders", &[0])
+                    .await
+                    .unwrap(),
                 OffsetDeletion {
                     error: ErrorCode::GroupIdNotFound,
                     partitions: vec![],

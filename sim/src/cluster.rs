@@ -892,17 +892,20 @@ fn describe_classic_view(
             DescribedMemberView {
                 instance_id: m.group_instance_id.as_ref().map(|i| i.to_string()),
                 member_id: m.member_id.to_string(),
+                epoch: -1,
                 assigned,
             }
         })
         .collect();
     members.sort();
     DescribedGroupView {
+        group_type: "classic",
         error: error_name(g.error_code),
         state: g.group_state.to_string(),
         protocol_type: g.protocol_type.to_string(),
         protocol: g.protocol_data.to_string(),
         epoch: -1,
+        assignment_epoch: -1,
         members,
     }
 }
@@ -928,17 +931,20 @@ fn describe_streams_view(
             DescribedMemberView {
                 instance_id: m.instance_id.as_ref().map(|i| i.to_string()),
                 member_id: m.member_id.to_string(),
+                epoch: m.member_epoch,
                 assigned,
             }
         })
         .collect();
     members.sort();
     DescribedGroupView {
+        group_type: "streams",
         error: error_name(g.error_code),
         state: g.group_state.to_string(),
         protocol_type: String::new(),
         protocol: String::new(),
         epoch: g.group_epoch,
+        assignment_epoch: g.assignment_epoch,
         members,
     }
 }

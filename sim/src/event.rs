@@ -148,17 +148,20 @@ pub enum AdminAnswer {
     },
 }
 
-/// A described group: DescribeGroups (classic: `epoch` is -1, it has no generation field) or
-/// StreamsGroupDescribe (`epoch` is the group epoch).
+/// A described group: DescribeGroups (classic: the epochs are -1, it has no generation field) or
+/// StreamsGroupDescribe (`epoch` is the group epoch, `assignment_epoch` the target assignment's).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DescribedGroupView {
+    /// `classic` (DescribeGroups) or `streams` (StreamsGroupDescribe).
+    pub group_type: &'static str,
     pub error: &'static str,
     pub state: String,
     /// Classic: the protocol type and the chosen protocol; streams: empty.
     pub protocol_type: String,
     pub protocol: String,
     pub epoch: i32,
+    pub assignment_epoch: i32,
     /// Sorted by instance id, then member id.
     pub members: Vec<DescribedMemberView>,
 }
@@ -170,6 +173,8 @@ pub struct DescribedGroupView {
 pub struct DescribedMemberView {
     pub instance_id: Option<String>,
     pub member_id: String,
+    /// The member epoch (streams; -1 for classic members).
+    pub epoch: i32,
     pub assigned: Vec<String>,
 }
 

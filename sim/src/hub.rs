@@ -21,7 +21,7 @@ use members::observer::{Event as ClientEvent, EventKind as ClientKind, Observer}
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::coverage::{RunCoverage, Tracker};
-use crate::event::{FaultEvent, HarnessEvent, SimEvent, SimEventKind};
+use crate::event::{AdminAnswer, FaultEvent, HarnessEvent, SimEvent, SimEventKind};
 use crate::invariants::{Checker, Violation, answers, durability, epochs};
 use crate::mirror::{CommittedRecord, LogMirror};
 use crate::model::Model;
@@ -99,9 +99,20 @@ impl Hub {
     }
 
     pub fn harness(&self, host: &str, event: HarnessEvent) {
-        self.0
-            .borrow_mut()
-            .append(sim_now_ms(), host, SimEventKind::Harness(event));
+        let at_ms = sim_now_ms();
+        let mut inner = self.0.borrow_mut();
+        let checked = match &event {
+            HarnessEvent::AdminAnswered {
+                group,
+                answer: AdminAnswer::Described(d),
+                ..
+            } => answers::check_described(at_ms, group, d),
+            _ => Ok(()),
+        };
+        inner.append(at_ms, host, SimEventKind::Harness(event));
+        if let Err(v) = checked {
+            inner.fail(v);
+        }
     }
 
     /// Reads newly committed records (between steps). `at_ms`: the simulated time.

@@ -11,7 +11,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::faults::{FaultKind, FaultSchedule, FaultWindow, HostRef};
+use crate::faults::{FaultKind, FaultSchedule, FaultWindow, GroupAdminCall, HostRef};
 use crate::spec::{ClusterSpec, Latency};
 
 /// The fault kinds swarm mode draws from.
@@ -51,6 +51,10 @@ pub enum SwarmKind {
     /// A broker (the coordinating one or any) goes through controlled shutdown and restarts
     /// later. Enabled from its own stream and drawn after every other kind, like `TopicChange`.
     ControlledShutdown,
+    /// The admin client describes a group at random times (four times the kind's rate): each
+    /// answer is checked by the coordinator-answers invariant (a described state that contradicts
+    /// the answer's own epochs and members). A late kind.
+    AdminProbe,
 }
 
 impl SwarmKind {
@@ -70,12 +74,17 @@ impl SwarmKind {
         SwarmKind::StopProcess,
         SwarmKind::TopicChange,
         SwarmKind::ControlledShutdown,
+        SwarmKind::AdminProbe,
     ];
 
     /// Kinds added after the first swarm release: each is enabled from its own random stream and
     /// drawn after all the others, so a seed that does not enable it draws exactly what it drew
     /// before the kind existed.
-    const LATE: &'static [SwarmKind] = &[SwarmKind::TopicChange, SwarmKind::ControlledShutdown];
+    const LATE: &'static [SwarmKind] = &[
+        SwarmKind::TopicChange,
+        SwarmKind::ControlledShutdown,
+        SwarmKind::AdminProbe,
+    ];
 }
 
 /// What a scenario lets swarm mode draw.
@@ -234,7 +243,10 @@ impl SwarmOptions {
         let first = 5_000u64.min(self.fault_phase_ms / 2);
         for kind in self.kinds.clone() {
             let rate = self.rates.get(&kind_name(kind)).copied().unwrap_or(1.0);
-            let count = ((rate * minutes).round() as usize).max(1);
+            let mut count = ((rate * minutes).round() as usize).max(1);
+            if kind == SwarmKind::AdminProbe {
+                count *= 4;
+            }
             for n in 0..count {
                 let at_ms = rng.random_range(first..self.fault_phase_ms.max(first + 1));
                 let duration = draw_u64(rng, self.window_ms);
@@ -263,9 +275,12 @@ impl SwarmOptions {
                     ));
                     continue;
                 }
-                if let Some(kind) = self.fault_of(kind, spec, rng) {
-                    let mut w = FaultWindow::at(at_ms, kind);
-                    w.duration_ms = Some(duration);
+                if let Some(fault) = self.fault_of(kind, spec, rng) {
+                    let mut w = FaultWindow::at(at_ms, fault);
+                    // A probe is instantaneous: it must not move the final heal.
+                    if kind != SwarmKind::AdminProbe {
+                        w.duration_ms = Some(duration);
+                    }
                     windows.push(w);
                 }
             }
@@ -371,6 +386,10 @@ impl SwarmOptions {
             SwarmKind::StopProcess => FaultKind::StopProcess { host: process },
             SwarmKind::ControlledShutdown => FaultKind::ControlledShutdown {
                 broker: if coin { coordinator } else { broker },
+            },
+            SwarmKind::AdminProbe => FaultKind::GroupAdmin {
+                group,
+                call: GroupAdminCall::Describe,
             },
             // Drawn by `schedule` itself (three windows per topic).
             SwarmKind::TopicChange => return None,
@@ -489,6 +508,7 @@ mod tests {
         };
         let mut drawn = 0;
         let mut shutdowns = 0;
+        let mut probed = 0;
         for seed in 0..16 {
             let (a, sa) = draw(&without, seed);
             let (b, sb) = draw(&SwarmConfig::default(), seed);
@@ -504,10 +524,34 @@ mod tests {
                             | FaultKind::AddPartitions { .. }
                             | FaultKind::DeleteTopic { .. }
                             | FaultKind::ControlledShutdown { .. }
+                            | FaultKind::GroupAdmin { .. }
                     )
                 })
                 .collect();
             assert_eq!(other, sa.windows.iter().collect::<Vec<_>>(), "seed {seed}");
+            // Admin probes: describes of the one group, instantaneous, four per rate unit.
+            let probes: Vec<&FaultWindow> = sb
+                .windows
+                .iter()
+                .filter(|w| matches!(w.kind, FaultKind::GroupAdmin { .. }))
+                .collect();
+            assert_eq!(
+                !probes.is_empty(),
+                b.kinds.contains(&SwarmKind::AdminProbe),
+                "seed {seed}"
+            );
+            assert_eq!(probes.len() % 4, 0, "seed {seed}");
+            for w in &probes {
+                assert_eq!(w.duration_ms, None);
+                assert_eq!(
+                    w.kind,
+                    FaultKind::GroupAdmin {
+                        group: "app".into(),
+                        call: GroupAdminCall::Describe
+                    }
+                );
+            }
+            probed += usize::from(!probes.is_empty());
             let cs = sb
                 .windows
                 .iter()
@@ -550,6 +594,7 @@ mod tests {
         }
         assert!(drawn > 0 && drawn < 16, "{drawn}");
         assert!(shutdowns > 0 && shutdowns < 16, "{shutdowns}");
+        assert!(probed > 0 && probed < 16, "{probed}");
     }
 
     #[test]

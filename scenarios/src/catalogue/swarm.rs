@@ -20,7 +20,7 @@ fn swarm_expect(goals: &'static [Goal]) -> Expect {
 }
 
 /// Every fault the swarm draws, by the name it is injected under (`coordinator-crash` injects a
-/// `crash`, `topic-change` the three topic faults).
+/// `crash`, `topic-change` the three topic faults, `admin-probe` a `group-admin` describe).
 const FAULTS: &[Goal] = &[
     Goal::FaultInjected("partition"),
     Goal::FaultInjected("partition-oneway"),
@@ -38,6 +38,7 @@ const FAULTS: &[Goal] = &[
     Goal::FaultInjected("add-partitions"),
     Goal::FaultInjected("delete-topic"),
     Goal::FaultInjected("controlled-shutdown"),
+    Goal::FaultInjected("group-admin"),
 ];
 
 /// What the fault mix exists to reach in any group: the coordinator moving under a rebalance,

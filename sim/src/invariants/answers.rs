@@ -11,12 +11,20 @@
 //!      (one batch), since a fence's tombstones and epochs arrive in one batch;
 //!    * a fence (a write of member tombstones and a group epoch, with no member record) that changes
 //!      the group's metadata hash or validated topology epoch: `streamsGroupFenceMember` writes the
-//!      group's own (KAFKA-19661: 4.1 wrote hash 0, and the next coordinator bumped the epoch again).
+//!      group's own (KAFKA-19661: 4.1 wrote hash 0, and the next coordinator bumped the epoch again);
+//!    * a described group whose state contradicts what the same answer says about it. A streams
+//!      group's state is a function of its members and epochs (`StreamsGroup.maybeUpdateGroupState`,
+//!      run on every change): Empty exactly when it has no member; past NotReady, Assigning exactly
+//!      when the group epoch is ahead of the assignment epoch; Stable only when every member is at
+//!      the assignment epoch. A classic group is Empty exactly when it has no member, and Stable
+//!      only with a chosen protocol (`ClassicGroup`'s transitions). Describe answers come from
+//!      the admin client's calls (`GroupAdmin` faults, the swarm's admin probes).
 
 use members::observer::ClientKind;
 use protocol::ErrorCode;
 
 use super::{Invariant, Violation};
+use crate::event::DescribedGroupView;
 use crate::model::Model;
 
 fn violation(at_ms: i64, detail: String) -> Violation {
@@ -41,6 +49,59 @@ pub fn check_fenced(
                  FENCED_MEMBER_EPOCH: Kafka accepts every epoch-0 heartbeat of a known member"
             ),
         ));
+    }
+    Ok(())
+}
+
+/// A describe answer of `group_id` (error NONE) agrees with itself.
+pub fn check_described(
+    at_ms: i64,
+    group_id: &str,
+    d: &DescribedGroupView,
+) -> Result<(), Violation> {
+    if d.error != "NONE" {
+        return Ok(());
+    }
+    let fail = |why: String| {
+        Err(violation(
+            at_ms,
+            format!(
+                "{} group {group_id} described as {} with {} members (group epoch {}, \
+                 assignment epoch {}): {why}",
+                d.group_type,
+                d.state,
+                d.members.len(),
+                d.epoch,
+                d.assignment_epoch
+            ),
+        ))
+    };
+    let empty = d.members.is_empty();
+    if (d.state == "Empty") != empty && d.state != "Dead" {
+        return fail("a group is Empty exactly when it has no member".into());
+    }
+    if d.group_type == "streams" {
+        if empty || d.state == "NotReady" {
+            return Ok(());
+        }
+        let assigning = d.epoch > d.assignment_epoch;
+        if (d.state == "Assigning") != assigning {
+            return fail(
+                "past NotReady a group is Assigning exactly when its group epoch is ahead of its \
+                 assignment epoch"
+                    .into(),
+            );
+        }
+        if d.state == "Stable"
+            && let Some(m) = d.members.iter().find(|m| m.epoch != d.assignment_epoch)
+        {
+            return fail(format!(
+                "member {} is at epoch {}: a Stable group's members are all at its assignment epoch",
+                m.member_id, m.epoch
+            ));
+        }
+    } else if d.state == "Stable" && d.protocol.is_empty() {
+        return fail("a Stable classic group has a chosen protocol".into());
     }
     Ok(())
 }
@@ -232,5 +293,93 @@ mod tests {
         assert!(fenced(ClientKind::StreamsMember, ErrorCode::FencedMemberEpoch, 7).is_ok());
         assert!(fenced(ClientKind::StreamsMember, ErrorCode::UnknownMemberId, 0).is_ok());
         assert!(fenced(ClientKind::Consumer, ErrorCode::FencedMemberEpoch, 0).is_ok());
+    }
+
+    fn described(
+        group_type: &'static str,
+        state: &str,
+        epochs: (i32, i32),
+        members: &[i32],
+    ) -> DescribedGroupView {
+        DescribedGroupView {
+            group_type,
+            error: "NONE",
+            state: state.into(),
+            protocol_type: String::new(),
+            protocol: if group_type == "classic" && state == "Stable" {
+                "range".into()
+            } else {
+                String::new()
+            },
+            epoch: epochs.0,
+            assignment_epoch: epochs.1,
+            members: members
+                .iter()
+                .enumerate()
+                .map(|(i, e)| crate::event::DescribedMemberView {
+                    instance_id: None,
+                    member_id: format!("m{i}"),
+                    epoch: *e,
+                    assigned: Vec::new(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_described_state_that_contradicts_the_answers_epochs_fires() {
+        let check = |d: &DescribedGroupView| check_described(1, "g", d);
+        // What Kafka's state function gives.
+        for ok in [
+            described("streams", "Empty", (5, 5), &[]),
+            described("streams", "NotReady", (5, 3), &[2]),
+            described("streams", "Assigning", (6, 5), &[5, 5]),
+            described("streams", "Reconciling", (6, 6), &[6, 5]),
+            described("streams", "Stable", (6, 6), &[6, 6]),
+            described("classic", "Stable", (-1, -1), &[-1]),
+            described("classic", "PreparingRebalance", (-1, -1), &[-1]),
+            described("classic", "Empty", (-1, -1), &[]),
+            described("classic", "Dead", (-1, -1), &[]),
+        ] {
+            assert!(check(&ok).is_ok(), "{ok:?}");
+        }
+        // The mistakes: Assigning at equal epochs (`update_state`'s `>` as `==`), Stable ahead of
+        // the assignment, a Stable member behind it, Empty with members, members without Empty.
+        for (bad, why) in [
+            (
+                described("streams", "Assigning", (6, 6), &[6]),
+                "Assigning exactly",
+            ),
+            (
+                described("streams", "Stable", (7, 6), &[6]),
+                "Assigning exactly",
+            ),
+            (
+                described("streams", "Stable", (6, 6), &[6, 5]),
+                "member m1 is at epoch 5",
+            ),
+            (described("streams", "Empty", (6, 6), &[6]), "Empty exactly"),
+            (described("streams", "Stable", (6, 6), &[]), "Empty exactly"),
+            (
+                described("classic", "Empty", (-1, -1), &[-1]),
+                "Empty exactly",
+            ),
+        ] {
+            let v = check(&bad).unwrap_err();
+            assert_eq!(v.invariant, Invariant::CoordinatorAnswers);
+            assert!(v.detail.contains(why), "{}", v.detail);
+        }
+        let mut no_protocol = described("classic", "Stable", (-1, -1), &[-1]);
+        no_protocol.protocol.clear();
+        assert!(
+            check(&no_protocol)
+                .unwrap_err()
+                .detail
+                .contains("chosen protocol")
+        );
+        // An error answer says nothing about the state.
+        let mut error = described("streams", "Assigning", (6, 6), &[6]);
+        error.error = "GROUP_ID_NOT_FOUND";
+        assert!(check(&error).is_ok());
     }
 }
