@@ -500,6 +500,84 @@ impl Runtime {
     pub fn metrics(&self) -> crate::runtime::RuntimeMetrics {
         self.handle.metrics()
     }
+
+    /// regroup patch: returns `true` if a task spawned on this runtime is
+    /// scheduled to run: woken and waiting in a run queue.
+    ///
+    /// Meant for deterministic simulators that drive a paused current-thread
+    /// runtime with `block_on` and want to know, between two `block_on` calls,
+    /// whether the next one would have anything to do before its own future
+    /// (see also [`Runtime::next_timer`]). Tasks of a [`LocalSet`] are not
+    /// spawned on the runtime: ask the `LocalSet`
+    /// ([`LocalSet::has_scheduled_tasks`]).
+    ///
+    /// Always `true` on the multi-thread runtime, and on a current-thread
+    /// runtime while a thread is inside `block_on`: the queues cannot be seen
+    /// then.
+    ///
+    /// [`LocalSet`]: crate::task::LocalSet
+    /// [`LocalSet::has_scheduled_tasks`]: crate::task::LocalSet::has_scheduled_tasks
+    pub fn has_scheduled_tasks(&self) -> bool {
+        match &self.scheduler {
+            Scheduler::CurrentThread(current_thread) => {
+                current_thread.has_scheduled_tasks(&self.handle.inner)
+            }
+            #[cfg(feature = "rt-multi-thread")]
+            Scheduler::MultiThread(_) => true,
+        }
+    }
+}
+
+cfg_time! {
+    impl Runtime {
+        /// regroup patch: the instant at which this runtime's time driver next
+        /// has work: never later than the deadline of the earliest timer
+        /// registered with it (it may be earlier: the start of the timer wheel
+        /// slot holding that timer). `None` if no timer is registered or
+        /// timers are disabled.
+        ///
+        /// With [`Runtime::has_scheduled_tasks`] (and
+        /// [`LocalSet::has_scheduled_tasks`]) this tells a simulator that
+        /// drives a paused current-thread runtime how far the clock can move
+        /// without any task waking: until just before this instant. Wakes
+        /// from outside the runtime (channels, I/O) are not foreseen.
+        ///
+        /// [`LocalSet::has_scheduled_tasks`]: crate::task::LocalSet::has_scheduled_tasks
+        pub fn next_timer(&self) -> Option<crate::time::Instant> {
+            self.handle.inner.driver().time.as_ref()?.next_expiration()
+        }
+    }
+}
+
+cfg_time! {
+    cfg_test_util! {
+        impl Runtime {
+            /// regroup patch: moves this runtime's paused clock forward by
+            /// `duration` without running any task, then lets the time driver
+            /// catch up: timers that expired by then fire (their tasks are woken
+            /// and run at the next `block_on`).
+            ///
+            /// When no task is scheduled ([`Runtime::has_scheduled_tasks`]) and
+            /// [`Runtime::next_timer`] is later than the new time, this is what
+            /// `block_on` of a future that only sleeps for `duration` does,
+            /// without polling anything: a simulator that steps many idle
+            /// runtimes uses it to move their clocks cheaply.
+            ///
+            /// # Panics
+            ///
+            /// Panics if the clock is not paused.
+            pub fn advance_paused_clock(&self, duration: Duration) {
+                let driver = self.handle.inner.driver();
+                let clock = driver.clock();
+                if let Err(msg) = clock.advance(duration) {
+                    panic!("{}", msg);
+                }
+                if let Some(time) = driver.time.as_ref() {
+                    time.process_now(clock);
+                }
+            }
+        }
+    }
 }
 
 impl Drop for Runtime {

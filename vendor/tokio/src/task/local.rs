@@ -750,6 +750,31 @@ impl LocalSet {
         handle
     }
 
+    /// regroup patch: returns `true` if a task of this `LocalSet` is
+    /// scheduled to run: woken and waiting in the local or the remote run
+    /// queue. Between two `run_until` calls, `false` means the next one runs
+    /// no task until one is woken (by a timer, I/O, or another task or
+    /// thread). See [`Runtime::has_scheduled_tasks`].
+    ///
+    /// [`Runtime::has_scheduled_tasks`]: crate::runtime::Runtime::has_scheduled_tasks
+    pub fn has_scheduled_tasks(&self) -> bool {
+        let shared = &self.context.shared;
+        // Safety: `LocalSet` is `!Send`, so this is the thread that owns it.
+        let local = unsafe {
+            shared.local_state.assert_called_from_owner_thread();
+            shared
+                .local_state
+                .local_queue
+                .with(|ptr| !(*ptr).is_empty())
+        };
+        local
+            || shared
+                .queue
+                .lock()
+                .as_ref()
+                .is_some_and(|queue| !queue.is_empty())
+    }
+
     /// Ticks the scheduler, returning whether the local future needs to be
     /// notified again.
     fn tick(&self) -> bool {

@@ -367,6 +367,37 @@ impl Handle {
         wake_queue.wake_all();
     }
 
+    /// regroup patch: processes the wheel at the clock's current time, as the
+    /// driver does when it wakes from parking (for
+    /// `Runtime::advance_paused_clock`). The alternative timer's wheels belong
+    /// to the workers, which process them when they park.
+    pub(crate) fn process_now(&self, clock: &Clock) {
+        match self.inner {
+            Inner::Traditional { .. } => self.process(clock),
+            #[cfg(all(tokio_unstable, feature = "rt-multi-thread"))]
+            Inner::Alternative { .. } => {}
+        }
+    }
+
+    /// regroup patch: the instant at which the driver next has to process the
+    /// wheel: the start of the earliest occupied slot, so never later than the
+    /// earliest registered timer's deadline (timers in a higher level's slot
+    /// are cascaded at the slot's start, without firing). `None` if no timer is
+    /// registered. An entry that fired but was not yet handed to its waker
+    /// makes it the wheel's current time.
+    pub(crate) fn next_expiration(&self) -> Option<crate::time::Instant> {
+        match &self.inner {
+            Inner::Traditional { .. } => {
+                let tick = self.inner.lock().wheel.next_expiration_time()?;
+                Some(self.time_source.tick_to_instant(tick))
+            }
+            // The alternative (per-worker) timer keeps no wheel here: answer
+            // "now", which claims nothing about idleness.
+            #[cfg(all(tokio_unstable, feature = "rt-multi-thread"))]
+            Inner::Alternative { .. } => Some(self.time_source.tick_to_instant(0)),
+        }
+    }
+
     /// Removes a registered timer from the driver.
     ///
     /// The timer will be moved to the cancelled state. Wakers will _not_ be

@@ -33,6 +33,12 @@ impl TimeSource {
         Duration::from_millis(t)
     }
 
+    /// regroup patch: the instant a tick stands for (the inverse of
+    /// `instant_to_tick` for instants on a tick boundary).
+    pub(crate) fn tick_to_instant(&self, t: u64) -> Instant {
+        self.start_time + Duration::from_millis(t)
+    }
+
     pub(crate) fn now(&self, clock: &Clock) -> u64 {
         self.instant_to_tick(clock.now())
     }

@@ -239,6 +239,21 @@ impl CurrentThread {
         })
     }
 
+    /// regroup patch: whether a task is scheduled to run (in the run queue or
+    /// the injection queue). `true` while the core is taken (a `block_on` is
+    /// running), since the queue cannot be seen then.
+    pub(crate) fn has_scheduled_tasks(&self, handle: &scheduler::Handle) -> bool {
+        let handle = handle.as_current_thread();
+        let Some(core) = self.core.take() else {
+            return true;
+        };
+        let scheduled = !core.tasks.is_empty();
+        self.core.set(core);
+        // Another thread may have waited for the core while it was taken.
+        self.notify.notify_one();
+        scheduled || handle.shared.inject.len() > 0
+    }
+
     fn take_core(&self, handle: &Arc<Handle>) -> Option<CoreGuard<'_>> {
         let core = self.core.take()?;
 
