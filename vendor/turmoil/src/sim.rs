@@ -430,7 +430,12 @@ impl<'a> Sim<'a> {
         if n == 0 {
             return 0;
         }
-        let (now, next) = self.world.borrow().topology.next_delivery();
+        let rts = &self.rts;
+        let (now, next) = self
+            .world
+            .borrow()
+            .topology
+            .next_delivery(|addr| rts.get(&addr).is_some_and(Rt::is_software_running));
         if let Some(at) = next {
             n = n.min(steps_before(now, at, tick));
         }
@@ -633,14 +638,19 @@ mod test {
                         let mut interval = tokio::time::interval(Duration::from_millis(613));
                         for _ in 0..8 {
                             interval.tick().await;
-                            ticker_log.borrow_mut().push(format!("tick {:?}", sim_elapsed()));
+                            ticker_log
+                                .borrow_mut()
+                                .push(format!("tick {:?}", sim_elapsed()));
                         }
                     });
                     let mut buf = [0; 1];
                     loop {
                         let (n, from) = sock.recv_from(&mut buf).await?;
-                        log.borrow_mut()
-                            .push(format!("server got {} at {:?}", buf[0], sim_elapsed()));
+                        log.borrow_mut().push(format!(
+                            "server got {} at {:?}",
+                            buf[0],
+                            sim_elapsed()
+                        ));
                         tokio::time::sleep(Duration::from_millis(u64::from(buf[0]) * 7)).await;
                         sock.send_to(&buf[..n], from).await?;
                     }
@@ -660,9 +670,11 @@ mod test {
                     {
                         Ok(r) => {
                             r?;
-                            client_log
-                                .borrow_mut()
-                                .push(format!("client got {} at {:?}", buf[0], sim_elapsed()));
+                            client_log.borrow_mut().push(format!(
+                                "client got {} at {:?}",
+                                buf[0],
+                                sim_elapsed()
+                            ));
                         }
                         Err(_) => client_log
                             .borrow_mut()
@@ -736,6 +748,38 @@ mod test {
         assert_eq!(sim.elapsed(), Duration::from_secs(5));
         assert_eq!(sim.skip_idle(u64::MAX), 0);
         assert!(sim.step().is_err());
+        Ok(())
+    }
+
+    /// regroup patch: a message deliverable to a crashed host waits untouched
+    /// until the host runs again, so it does not stop a skip.
+    #[test]
+    fn skip_idle_passes_messages_for_crashed_hosts() -> Result {
+        let mut sim = Builder::new()
+            .tick_duration(Duration::from_millis(10))
+            .min_message_latency(Duration::from_millis(95))
+            .max_message_latency(Duration::from_millis(95))
+            .simulation_duration(Duration::from_secs(5))
+            .build();
+        sim.host("server", || async {
+            let _sock = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 1234)).await?;
+            future::pending::<()>().await;
+            Ok(())
+        });
+        sim.client("client", async {
+            let sock = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 1234)).await?;
+            sock.send_to(&[1], (crate::lookup("server"), 1234)).await?;
+            future::pending::<()>().await;
+            Ok(())
+        });
+        sim.step()?;
+        sim.crash("server");
+        // In flight until 105 ms: the skip stops before the step that moves it.
+        assert_eq!(sim.skip_idle(u64::MAX), 9);
+        sim.step()?;
+        assert_eq!(sim.elapsed(), Duration::from_millis(110));
+        // Deliverable now, but its host is down.
+        assert_eq!(sim.skip_idle(u64::MAX), 489);
         Ok(())
     }
 

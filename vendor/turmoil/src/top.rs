@@ -321,13 +321,23 @@ impl Topology {
 
     /// regroup patch: the network's clock, and the earliest instant at which a
     /// message in flight becomes deliverable (`None`: nothing is in flight
-    /// but held messages). A message already deliverable, or due now, gives
-    /// the network's clock itself.
-    pub(crate) fn next_delivery(&self) -> (Instant, Option<Instant>) {
+    /// but held messages). A message already deliverable to a host for which
+    /// `running` holds gives the network's clock itself; one deliverable to a
+    /// host that is not running waits, untouched by steps, until the host
+    /// runs again.
+    pub(crate) fn next_delivery(
+        &self,
+        running: impl Fn(IpAddr) -> bool,
+    ) -> (Instant, Option<Instant>) {
         let now = self.rt.now();
         let mut next: Option<Instant> = None;
         for link in self.links.values() {
-            if link.ready > 0 {
+            if link.ready > 0
+                && link
+                    .deliverable
+                    .iter()
+                    .any(|(dst, queue)| !queue.is_empty() && running(*dst))
+            {
                 return (now, Some(now));
             }
             for sent in &link.sent {
