@@ -5,6 +5,8 @@
 //!
 //! The wall clock is read here, in the command, never inside the simulation.
 
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::Instant;
 
 use clap::{Args, Subcommand, ValueEnum};
@@ -72,6 +74,84 @@ pub struct SimBenchArgs {
     /// One JSON object per run instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Another `regroup` binary to compare with: after each run it runs the same one (as
+    /// `PATH bench sim ... --json`, one run at a time, so the two alternate) and the table gets
+    /// its sim/wall and the ratio of the two; the JSON objects get a `baseline` member.
+    #[arg(long, value_name = "PATH")]
+    pub baseline: Option<PathBuf>,
+}
+
+/// What the baseline binary reported for one run.
+#[derive(Debug, Clone, PartialEq)]
+struct BaselineRun {
+    sim_per_wall: f64,
+    wall_seconds: f64,
+    sim_seconds: f64,
+    events: u64,
+    passed: bool,
+}
+
+/// Runs `binary bench sim` for exactly one run with `--json` and reads its object.
+fn run_baseline(
+    binary: &Path,
+    args: &SimBenchArgs,
+    timing: TimingsArg,
+    (processes, threads): (usize, usize),
+    tick_ms: u64,
+) -> Result<BaselineRun, String> {
+    let mut cmd = Command::new(binary);
+    cmd.args(["bench", "sim", "--json", "--layout"])
+        .arg(format!("{processes}x{threads}"))
+        .arg("--tick")
+        .arg(tick_ms.to_string())
+        .arg("--sim-secs")
+        .arg(args.sim_secs.to_string())
+        .arg("--seed")
+        .arg(args.seed.to_string())
+        .arg("--timings")
+        .arg(timing.name());
+    if args.no_faults {
+        cmd.arg("--no-faults");
+    }
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with('{'))
+        .ok_or_else(|| {
+            format!(
+                "{} printed no JSON run (exit {:?}): {}",
+                binary.display(),
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            )
+        })?;
+    let v: serde_json::Value =
+        serde_json::from_str(line).map_err(|e| format!("bad JSON from the baseline: {e}"))?;
+    let f = |k: &str| v.get(k).and_then(serde_json::Value::as_f64);
+    Ok(BaselineRun {
+        sim_per_wall: f("simPerWall").ok_or("the baseline's JSON has no simPerWall")?,
+        wall_seconds: f("wallSeconds").unwrap_or(0.0),
+        sim_seconds: f("simSeconds").unwrap_or(0.0),
+        events: v
+            .get("events")
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0),
+        passed: v
+            .get("passed")
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false),
+    })
+}
+
+fn times(ratio: f64) -> String {
+    if ratio < 10.0 {
+        format!("{ratio:.1}x")
+    } else {
+        format!("{ratio:.0}x")
+    }
 }
 
 fn parse_layout(text: &str) -> Option<(usize, usize)> {
@@ -115,7 +195,7 @@ fn run_sim(args: &SimBenchArgs) -> i32 {
         eprintln!("regroup bench sim: this is a debug build; measure with --release");
     }
     if !args.json {
-        println!(
+        print!(
             "{:>9} {:>7} {:>9} {:>6} {:>8} {:>8} {:>9} {:>8} {:>7}",
             "timings",
             "members",
@@ -127,6 +207,13 @@ fn run_sim(args: &SimBenchArgs) -> i32 {
             "events",
             "passed"
         );
+        if args.baseline.is_some() {
+            print!(
+                " {:>11} {:>13} {:>7} {:>5}",
+                "base wall s", "base sim/wall", "ratio", "same"
+            );
+        }
+        println!();
     }
     let mut failed = false;
     let timings = if args.timings.is_empty() {
@@ -166,10 +253,22 @@ fn run_sim(args: &SimBenchArgs) -> i32 {
         let sim_s = outcome.sim_ms as f64 / 1000.0;
         let ratio = sim_s / wall.max(1e-9);
         failed |= !outcome.passed;
+        let baseline = match &args.baseline {
+            Some(path) => match run_baseline(path, args, timing, (processes, threads), tick_ms) {
+                Ok(b) => Some(b),
+                Err(e) => {
+                    eprintln!("regroup bench sim: --baseline: {e}");
+                    return 2;
+                }
+            },
+            None => None,
+        };
+        // The same run: the baseline simulated as long and recorded as many events.
+        let same = baseline
+            .as_ref()
+            .map(|b| b.events == outcome.events && (b.sim_seconds - sim_s).abs() < 1e-9);
         if args.json {
-            println!(
-                "{}",
-                json!({
+            let mut object = json!({
                     "members": w.members(),
                     "processes": processes,
                     "threads": threads,
@@ -182,15 +281,21 @@ fn run_sim(args: &SimBenchArgs) -> i32 {
                     "simPerWall": ratio,
                     "events": outcome.events,
                     "passed": outcome.passed,
-                })
-            );
+            });
+            if let Some(b) = &baseline {
+                object["baseline"] = json!({
+                    "simSeconds": b.sim_seconds,
+                    "wallSeconds": b.wall_seconds,
+                    "simPerWall": b.sim_per_wall,
+                    "events": b.events,
+                    "passed": b.passed,
+                    "ratio": ratio / b.sim_per_wall.max(1e-9),
+                    "sameRun": same == Some(true),
+                });
+            }
+            println!("{object}");
         } else {
-            let ratio = if ratio < 10.0 {
-                format!("{ratio:.1}x")
-            } else {
-                format!("{ratio:.0}x")
-            };
-            println!(
+            print!(
                 "{:>9} {:>7} {:>9} {:>4}ms {:>8.1} {:>8.2} {:>9} {:>8} {:>7}",
                 timing.name(),
                 w.members(),
@@ -198,10 +303,20 @@ fn run_sim(args: &SimBenchArgs) -> i32 {
                 tick_ms,
                 sim_s,
                 wall,
-                ratio,
+                times(ratio),
                 outcome.events,
                 outcome.passed
             );
+            if let Some(b) = &baseline {
+                print!(
+                    " {:>11.2} {:>13} {:>7} {:>5}",
+                    b.wall_seconds,
+                    times(b.sim_per_wall),
+                    format!("{:.2}x", ratio / b.sim_per_wall.max(1e-9)),
+                    if same == Some(true) { "yes" } else { "no" }
+                );
+            }
+            println!();
         }
         if let Some(v) = outcome.violations.first() {
             eprintln!(

@@ -183,6 +183,9 @@ struct Driver {
     broker_epochs: BTreeMap<i32, Vec<i64>>,
     /// The link faults in force, so overlapping ones compose ([`crate::links`]).
     links: LinkFaults,
+    /// When the last broker check would fail if the controller's state stayed as it was then
+    /// (simulated ms): the driver must look again by then.
+    brokers_fail_at: Option<i64>,
 }
 
 /// Builds `spec` and runs it under `schedule`.
@@ -212,6 +215,7 @@ pub fn run(
         faults: BTreeMap::new(),
         broker_epochs: BTreeMap::new(),
         links: LinkFaults::new(default_latency_ms),
+        brokers_fail_at: None,
     };
     let mut actions: Vec<(u64, Action)> = Vec::new();
     for (i, w) in driver.schedule.windows.iter().enumerate() {
@@ -231,15 +235,18 @@ pub fn run(
     loop {
         let now = driver.cluster.sim.elapsed().as_millis() as i64;
         set_driver_now_ms(now);
+        let mut acted = false;
         while next_action < actions.len() && actions[next_action].0 as i64 <= now {
             match actions[next_action].1 {
                 Action::Start(i) => driver.start(i, now),
                 Action::Heal(i) => driver.heal(i, now),
             }
             next_action += 1;
+            acted = true;
         }
         if !healed && now >= heal_ms {
             healed = true;
+            acted = true;
             if !driver.schedule.is_empty() {
                 driver.heal_all(now);
             }
@@ -249,6 +256,35 @@ pub fn run(
                     deadline_ms: deadline,
                 },
             );
+        }
+        // Steps in which nothing at all would happen are skipped (turmoil's `Sim::skip_idle`: no
+        // task ready, no timer or delivery due), up to the step that ends when the driver next
+        // has something to do: a fault action, the heal, a convergence check, the end of the
+        // settle period, the time the broker check would fail. The driver's own work after each
+        // skipped step would find nothing new (it reads state only the hosts change) and is not
+        // done; after an action of its own it does not skip, since what the action changed is
+        // read after the next step.
+        if !acted {
+            let mut until = i64::MAX;
+            if let Some((at, _)) = actions.get(next_action) {
+                until = until.min(*at as i64);
+            }
+            if !healed {
+                until = until.min(heal_ms);
+            } else if converged_at.is_none() {
+                until = until.min(next_check);
+            }
+            if let Some(at) = converged_at {
+                until = until.min(at + options.settle_ms as i64);
+            }
+            if let Some(at) = driver.brokers_fail_at {
+                until = until.min(at);
+            }
+            // The step that ends at or after `until` is stepped; the ones before it may be skipped.
+            let steps = until.saturating_sub(now).saturating_add(tick - 1) / tick - 1;
+            if steps > 0 {
+                driver.cluster.sim.skip_idle(steps as u64);
+            }
         }
         if let Err(e) = driver.cluster.sim.step() {
             driver.cluster.hub.violate(Violation::new(
@@ -955,7 +991,9 @@ impl Driver {
             .fault("sim", now, FaultEvent::AllHealed { restarted });
     }
 
+    /// Checks broker fencing now, and notes when the check would next fail if nothing changed.
     fn check_brokers(&mut self, now: i64, tick: i64) {
+        self.brokers_fail_at = None;
         let controller = self.cluster.controller.borrow().clone();
         let Some(c) = controller else {
             return;
@@ -965,6 +1003,8 @@ impl Driver {
         if let Err(v) = brokers::check(now, &view, started, tick) {
             self.cluster.hub.violate(v);
         }
+        self.brokers_fail_at =
+            brokers::fails_by_time_at(&view, started, tick).map(|at| at - EPOCH_MS);
     }
 }
 

@@ -61,8 +61,7 @@ pub fn check(
     started_ms: i64,
     slack_ms: i64,
 ) -> Result<(), Violation> {
-    let bound =
-        view.session_timeout_ms + view.scan_period_ms + 10 * view.brokers.len() as i64 + slack_ms;
+    let bound = bound_ms(view, slack_ms);
     for (id, epoch, fenced, contact) in &view.brokers {
         if *fenced {
             continue;
@@ -99,6 +98,24 @@ pub fn check(
         }
     }
     Ok(())
+}
+
+/// How long past its last contact an unfenced broker may be.
+fn bound_ms(view: &BrokerView, slack_ms: i64) -> i64 {
+    view.session_timeout_ms + view.scan_period_ms + 10 * view.brokers.len() as i64 + slack_ms
+}
+
+/// The earliest controller time (epoch ms, like [`BrokerView::now_ms`]) at which [`check`] would
+/// fail on this view only because time passed (an unfenced broker's contact growing too old);
+/// `None` if no broker is unfenced. Until the controller's state changes, [`check`] at any earlier
+/// time gives what it gives now.
+pub fn fails_by_time_at(view: &BrokerView, started_ms: i64, slack_ms: i64) -> Option<i64> {
+    let bound = bound_ms(view, slack_ms);
+    view.brokers
+        .iter()
+        .filter(|(_, _, fenced, _)| !fenced)
+        .map(|(_, _, _, contact)| contact.unwrap_or(started_ms).max(started_ms) + bound + 1)
+        .min()
 }
 
 #[cfg(test)]
@@ -149,6 +166,28 @@ mod tests {
             1,
         )
         .unwrap();
+    }
+
+    #[test]
+    fn the_check_first_fails_by_time_when_fails_by_time_at_says() {
+        let brokers = vec![
+            (1, 5, false, Some(0)),
+            (2, 6, false, Some(10_000)),
+            (3, 7, true, Some(-50_000)),
+        ];
+        // Bound: 9000 + 1125 + 30 + 1; broker 1 is the oldest unfenced contact.
+        let at = fails_by_time_at(&view(0, brokers.clone(), vec![]), 0, 1);
+        assert_eq!(at, Some(10_157));
+        check(1, &view(10_156, brokers.clone(), vec![]), 0, 1).unwrap();
+        check(1, &view(10_157, brokers, vec![]), 0, 1).unwrap_err();
+        // A restarted controller counts from its start; fenced brokers never fail by time.
+        let silent = view(0, vec![(1, 5, false, None)], vec![]);
+        assert_eq!(
+            fails_by_time_at(&silent, 45_000, 1),
+            Some(45_000 + 10_136 + 1)
+        );
+        let fenced = view(0, vec![(1, 5, true, Some(0))], vec![]);
+        assert_eq!(fails_by_time_at(&fenced, 0, 1), None);
     }
 
     #[test]

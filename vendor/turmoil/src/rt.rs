@@ -29,6 +29,17 @@ pub enum Kind<'a> {
     NoSoftware,
 }
 
+/// regroup patch: when a runtime next has work ([`Rt::next_work`]).
+pub(crate) enum NextWork {
+    /// A task is scheduled to run.
+    Now,
+    /// No task is scheduled; the time driver has work at this instant (a
+    /// timer may fire then, never earlier).
+    At(Instant),
+    /// No task is scheduled and no timer is registered.
+    Never,
+}
+
 /// Runtime configuration.
 #[derive(Clone, Default)]
 pub struct Config {
@@ -136,6 +147,35 @@ impl<'a> Rt<'a> {
     pub(crate) fn now(&self) -> Instant {
         let _guard = self.tokio.enter();
         Instant::now()
+    }
+
+    /// regroup patch: when this runtime next has work, if its clock only moves
+    /// (see [`Sim::skip_idle`](crate::Sim::skip_idle)).
+    pub(crate) fn next_work(&self) -> NextWork {
+        if self.tokio.has_scheduled_tasks() || self.local.has_scheduled_tasks() {
+            return NextWork::Now;
+        }
+        match self.tokio.next_timer() {
+            Some(at) => NextWork::At(at),
+            None => NextWork::Never,
+        }
+    }
+
+    /// regroup patch: whether a tick of `tick` from `now` (this runtime's
+    /// clock) would run nothing.
+    pub(crate) fn idle_for(&self, now: Instant, tick: Duration) -> bool {
+        match self.next_work() {
+            NextWork::Now => false,
+            NextWork::At(at) => crate::sim::steps_before(now, at, tick) >= 1,
+            NextWork::Never => true,
+        }
+    }
+
+    /// regroup patch: moves this runtime's clock forward by `duration` without
+    /// running anything: what [`Rt::tick`] does when [`Rt::next_work`] is later
+    /// than the end of the tick, at a fraction of the cost.
+    pub(crate) fn advance(&self, duration: Duration) {
+        self.tokio.advance_paused_clock(duration);
     }
 
     // This method is called by [`Sim::run`], which iterates through all the

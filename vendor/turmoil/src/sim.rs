@@ -7,10 +7,11 @@ use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
 use indexmap::IndexMap;
-use tokio::time::Duration;
+use tokio::time::{Duration, Instant};
 use tracing::Level;
 
 use crate::host::HostTimer;
+use crate::rt::NextWork;
 use crate::{
     for_pairs, rt, Config, LinksIter, Result, Rt, ToIpAddr, ToIpAddrs, World, TRACING_TARGET,
 };
@@ -36,6 +37,11 @@ pub struct Sim<'a> {
     elapsed: Duration,
 
     steps: usize,
+
+    /// regroup patch: whether a step only moves the clock of a host that has
+    /// nothing to do in it (see [`Sim::step`]). Off with tokio I/O (its
+    /// readiness cannot be foreseen); tests turn it off to compare.
+    idle_hosts_shortcut: bool,
 }
 
 impl<'a> Sim<'a> {
@@ -45,6 +51,7 @@ impl<'a> Sim<'a> {
             .duration_since(UNIX_EPOCH)
             .expect("now must be >= UNIX_EPOCH");
 
+        let idle_hosts_shortcut = !config.enable_tokio_io;
         Self {
             config,
             world: RefCell::new(world),
@@ -52,6 +59,7 @@ impl<'a> Sim<'a> {
             since_epoch,
             elapsed: Duration::ZERO,
             steps: 1, // bumped after each step
+            idle_hosts_shortcut,
         }
     }
 
@@ -377,6 +385,79 @@ impl<'a> Sim<'a> {
         f(top.iter_mut())
     }
 
+    /// regroup patch: skips up to `max_steps` steps that would do nothing at
+    /// all, and returns how many it skipped (0 if the next step has work).
+    ///
+    /// A step does nothing when no host has a task scheduled to run, no host's
+    /// time driver has work (a timer to fire or to move down the wheel) before
+    /// the step ends, and no message becomes deliverable. Skipped steps are not
+    /// run: every clock (each host's, the network's, the simulation's) moves
+    /// straight to the end of the last skipped step, which is where those
+    /// steps would have left it, so a simulation that skips behaves exactly
+    /// like one that steps (same deliveries, same wake-ups in the same order,
+    /// same random draws). What the caller does between steps is its own
+    /// business: it should skip only steps after which it would have done
+    /// nothing either.
+    ///
+    /// Never skips with a random node order (each step draws from the random
+    /// generator) or with tokio I/O enabled (I/O readiness cannot be foreseen),
+    /// nor past the simulation's duration.
+    pub fn skip_idle(&mut self, max_steps: u64) -> u64 {
+        if max_steps == 0 || self.config.random_node_order || self.config.enable_tokio_io {
+            return 0;
+        }
+        let tick = self.config.tick;
+        if tick.is_zero() {
+            return 0;
+        }
+        let room = self.config.duration.saturating_sub(self.elapsed).as_nanos() / tick.as_nanos();
+        let mut n = max_steps
+            .min(u64::try_from(room).unwrap_or(u64::MAX))
+            .min(u64::from(u32::MAX));
+        for rt in self.rts.values() {
+            if n == 0 {
+                return 0;
+            }
+            if !rt.is_software_running() {
+                continue;
+            }
+            match rt.next_work() {
+                NextWork::Now => return 0,
+                NextWork::At(at) => n = n.min(steps_before(rt.now(), at, tick)),
+                NextWork::Never => {}
+            }
+        }
+        if n == 0 {
+            return 0;
+        }
+        let rts = &self.rts;
+        let (now, next) = self
+            .world
+            .borrow()
+            .topology
+            .next_delivery(|addr| rts.get(&addr).is_some_and(Rt::is_software_running));
+        if let Some(at) = next {
+            n = n.min(steps_before(now, at, tick));
+        }
+        if n == 0 {
+            return 0;
+        }
+
+        let span = tick * u32::try_from(n).expect("capped at u32::MAX");
+        let mut world = self.world.borrow_mut();
+        world.topology.tick_by(span);
+        for (&addr, rt) in self.rts.iter() {
+            if rt.is_software_running() {
+                rt.advance(span);
+            }
+            world.tick(addr, span);
+        }
+        drop(world);
+        self.elapsed += span;
+        self.steps += n as usize;
+        n
+    }
+
     /// Run the simulation until all client hosts have completed.
     ///
     /// Executes a simple event loop that calls [step](#method.step) each
@@ -435,6 +516,7 @@ impl<'a> Sim<'a> {
 
         for (&addr, rt) in running {
             let _span_guard = tracing::span!(Level::INFO, "node", name = &*rt.nodename,).entered();
+            let now = rt.now();
             {
                 let mut world = self.world.borrow_mut();
                 // We need to move deliverable messages off the network and
@@ -450,10 +532,18 @@ impl<'a> Sim<'a> {
                 // Set the current host (see method docs)
                 world.current = Some(addr);
 
-                world.current_host_mut().timer.now(rt.now());
+                world.current_host_mut().timer.now(now);
             }
 
-            let is_software_finished = World::enter(&self.world, || rt.tick(tick))?;
+            // regroup patch: a host with no task scheduled (after the delivery
+            // above) and no timer due before the tick ends would run nothing:
+            // only its clock moves, without stepping its runtime.
+            let is_software_finished = if self.idle_hosts_shortcut && rt.idle_for(now, tick) {
+                rt.advance(tick);
+                false
+            } else {
+                World::enter(&self.world, || rt.tick(tick))?
+            };
 
             if rt.is_client() {
                 is_finished = is_finished && is_software_finished;
@@ -487,6 +577,13 @@ impl<'a> Sim<'a> {
     }
 }
 
+/// regroup patch: how many steps of `tick` a clock now at `now` can take
+/// before it reaches `at` (the end of each, `now` + k ticks, stays before it).
+pub(crate) fn steps_before(now: Instant, at: Instant, tick: Duration) -> u64 {
+    let left = at.saturating_duration_since(now).as_nanos();
+    u64::try_from(left.saturating_sub(1) / tick.as_nanos()).unwrap_or(u64::MAX)
+}
+
 #[cfg(test)]
 mod test {
     use rand::Rng;
@@ -513,6 +610,178 @@ mod test {
         net::{TcpListener, TcpStream},
         sim_elapsed, since_epoch, Builder, Result, Sim, World,
     };
+
+    /// regroup patch: a simulation that skips idle steps ([`Sim::skip_idle`])
+    /// and moves idle hosts' clocks without stepping them sees the same
+    /// events at the same times as one that steps every host every tick.
+    #[test]
+    fn skipping_idle_steps_changes_nothing() -> Result {
+        fn run(shortcuts: bool) -> Result<(Vec<String>, Duration, u64)> {
+            let log = Rc::new(std::cell::RefCell::new(Vec::new()));
+            let mut sim = Builder::new()
+                .tick_duration(Duration::from_millis(10))
+                .min_message_latency(Duration::from_millis(3))
+                .max_message_latency(Duration::from_millis(45))
+                .simulation_duration(Duration::from_secs(60))
+                .rng_seed(7)
+                .build();
+            sim.idle_hosts_shortcut = shortcuts;
+
+            let server_log = log.clone();
+            sim.host("server", move || {
+                let log = server_log.clone();
+                async move {
+                    let sock = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 1234)).await?;
+                    // A second task with its own timers.
+                    let ticker_log = log.clone();
+                    tokio::task::spawn_local(async move {
+                        let mut interval = tokio::time::interval(Duration::from_millis(613));
+                        for _ in 0..8 {
+                            interval.tick().await;
+                            ticker_log
+                                .borrow_mut()
+                                .push(format!("tick {:?}", sim_elapsed()));
+                        }
+                    });
+                    let mut buf = [0; 1];
+                    loop {
+                        let (n, from) = sock.recv_from(&mut buf).await?;
+                        log.borrow_mut().push(format!(
+                            "server got {} at {:?}",
+                            buf[0],
+                            sim_elapsed()
+                        ));
+                        tokio::time::sleep(Duration::from_millis(u64::from(buf[0]) * 7)).await;
+                        sock.send_to(&buf[..n], from).await?;
+                    }
+                }
+            });
+
+            let client_log = log.clone();
+            sim.client("client", async move {
+                let sock = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 1234)).await?;
+                let server = (crate::lookup("server"), 1234);
+                let mut buf = [0; 1];
+                for i in 0..30u8 {
+                    tokio::time::sleep(Duration::from_millis(u64::from(i % 7) * 173)).await;
+                    sock.send_to(&[i], server).await?;
+                    match tokio::time::timeout(Duration::from_millis(120), sock.recv_from(&mut buf))
+                        .await
+                    {
+                        Ok(r) => {
+                            r?;
+                            client_log.borrow_mut().push(format!(
+                                "client got {} at {:?}",
+                                buf[0],
+                                sim_elapsed()
+                            ));
+                        }
+                        Err(_) => client_log
+                            .borrow_mut()
+                            .push(format!("client timed out on {i} at {:?}", sim_elapsed())),
+                    }
+                }
+                Ok(())
+            });
+
+            let mut skipped = 0;
+            loop {
+                if shortcuts {
+                    skipped += sim.skip_idle(u64::MAX);
+                }
+                if sim.step()? {
+                    break;
+                }
+            }
+            let log = log.borrow().clone();
+            Ok((log, sim.elapsed(), skipped))
+        }
+
+        let (stepped, stepped_elapsed, _) = run(false)?;
+        let (skipping, skipping_elapsed, skipped) = run(true)?;
+        assert!(stepped.len() > 60, "{stepped:?}");
+        assert!(stepped.iter().any(|l| l.contains("timed out")));
+        assert_eq!(stepped, skipping);
+        assert_eq!(stepped_elapsed, skipping_elapsed);
+        // Most steps have nothing to do.
+        let steps = stepped_elapsed.as_millis() as u64 / 10;
+        assert!(skipped > steps / 2, "skipped {skipped} of {steps} steps");
+        Ok(())
+    }
+
+    /// regroup patch: a skip stops before the step in which a message becomes
+    /// deliverable, and never passes the simulation's duration.
+    #[test]
+    fn skip_idle_stops_before_deliveries_and_the_duration() -> Result {
+        let mut sim = Builder::new()
+            .tick_duration(Duration::from_millis(10))
+            .min_message_latency(Duration::from_millis(95))
+            .max_message_latency(Duration::from_millis(95))
+            .simulation_duration(Duration::from_secs(5))
+            .build();
+        sim.host("server", || async {
+            let sock = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 1234)).await?;
+            let mut buf = [0; 1];
+            sock.recv_from(&mut buf).await?;
+            future::pending::<()>().await;
+            Ok(())
+        });
+        sim.client("client", async {
+            let sock = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 1234)).await?;
+            sock.send_to(&[1], (crate::lookup("server"), 1234)).await?;
+            future::pending::<()>().await;
+            Ok(())
+        });
+        // The first step starts both hosts and sends the datagram. A step
+        // moves the network's clock first, so it leaves at 10 ms and becomes
+        // deliverable at 105 ms, in the step that ends at 110 ms.
+        sim.step()?;
+        assert_eq!(sim.elapsed(), Duration::from_millis(10));
+        assert_eq!(sim.skip_idle(3), 3);
+        assert_eq!(sim.elapsed(), Duration::from_millis(40));
+        assert_eq!(sim.skip_idle(u64::MAX), 6);
+        assert_eq!(sim.elapsed(), Duration::from_millis(100));
+        assert_eq!(sim.skip_idle(u64::MAX), 0);
+        sim.step()?;
+        // Nothing is due any more: up to the duration (5 s), not past it.
+        assert_eq!(sim.skip_idle(u64::MAX), 489);
+        assert_eq!(sim.elapsed(), Duration::from_secs(5));
+        assert_eq!(sim.skip_idle(u64::MAX), 0);
+        assert!(sim.step().is_err());
+        Ok(())
+    }
+
+    /// regroup patch: a message deliverable to a crashed host waits untouched
+    /// until the host runs again, so it does not stop a skip.
+    #[test]
+    fn skip_idle_passes_messages_for_crashed_hosts() -> Result {
+        let mut sim = Builder::new()
+            .tick_duration(Duration::from_millis(10))
+            .min_message_latency(Duration::from_millis(95))
+            .max_message_latency(Duration::from_millis(95))
+            .simulation_duration(Duration::from_secs(5))
+            .build();
+        sim.host("server", || async {
+            let _sock = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 1234)).await?;
+            future::pending::<()>().await;
+            Ok(())
+        });
+        sim.client("client", async {
+            let sock = UdpSocket::bind((IpAddr::V4(Ipv4Addr::UNSPECIFIED), 1234)).await?;
+            sock.send_to(&[1], (crate::lookup("server"), 1234)).await?;
+            future::pending::<()>().await;
+            Ok(())
+        });
+        sim.step()?;
+        sim.crash("server");
+        // In flight until 105 ms: the skip stops before the step that moves it.
+        assert_eq!(sim.skip_idle(u64::MAX), 9);
+        sim.step()?;
+        assert_eq!(sim.elapsed(), Duration::from_millis(110));
+        // Deliverable now, but its host is down.
+        assert_eq!(sim.skip_idle(u64::MAX), 489);
+        Ok(())
+    }
 
     #[test]
     fn client_error() {

@@ -308,13 +308,45 @@ impl Topology {
     }
 
     pub(crate) fn tick_by(&mut self, duration: Duration) {
-        let _ = self.rt.tick(duration);
+        // regroup patch: the network's runtime runs no software, so its clock
+        // is moved without stepping it.
+        self.rt.advance(duration);
         // regroup patch: read the clock once, not once per link (entering the
         // runtime for every link cost more than the links' own work).
         let now = self.rt.now();
         for link in self.links.values_mut() {
             link.tick(now);
         }
+    }
+
+    /// regroup patch: the network's clock, and the earliest instant at which a
+    /// message in flight becomes deliverable (`None`: nothing is in flight
+    /// but held messages). A message already deliverable to a host for which
+    /// `running` holds gives the network's clock itself; one deliverable to a
+    /// host that is not running waits, untouched by steps, until the host
+    /// runs again.
+    pub(crate) fn next_delivery(
+        &self,
+        running: impl Fn(IpAddr) -> bool,
+    ) -> (Instant, Option<Instant>) {
+        let now = self.rt.now();
+        let mut next: Option<Instant> = None;
+        for link in self.links.values() {
+            if link.ready > 0
+                && link
+                    .deliverable
+                    .iter()
+                    .any(|(dst, queue)| !queue.is_empty() && running(*dst))
+            {
+                return (now, Some(now));
+            }
+            for sent in &link.sent {
+                if let DeliveryStatus::DeliverAfter(at) = sent.status {
+                    next = Some(next.map_or(at, |n| n.min(at)));
+                }
+            }
+        }
+        (now, next)
     }
 
     pub(crate) fn iter_mut(&mut self) -> LinksIter<'_> {

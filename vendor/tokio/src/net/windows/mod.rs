@@ -1,0 +1,3 @@
+//! Windows specific network types.
+
+pub mod named_pipe;
