@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The HTML timeline as a person sees it: renders a failing run (the bug zoo's KAFKA-19233, blind in
-# swarm-streams seed 4), the shrunk failure file of another (KAFKA-20442, seed 6) and a passing run
+# swarm-streams seed 4), the shrunk failure file of another (KAFKA-20442, seed 14) and a passing run
 # with the release binary, then
 # screenshots each page in headless Chromium. Skipped when chromium is not installed (Debian:
 # `apt-get install chromium`). The PNGs land in target/timeline/ for a look.
@@ -20,11 +20,11 @@ regroup="${CARGO_TARGET_DIR:-target}/release/regroup"
 out=target/timeline
 rm -rf "$out"; mkdir -p "$out"
 "$regroup" sweep swarm-streams --seeds 4 --kafka-bug kafka-19233 --out "$out" >/dev/null || true
-"$regroup" sweep swarm-streams --seeds 6 --kafka-bug kafka-20442 --out "$out" >/dev/null || true
-test -s "$out/swarm-streams-seed-4.json" && test -s "$out/swarm-streams-seed-6.json"
-"$regroup" shrink "$out/swarm-streams-seed-6.json" >/dev/null
+"$regroup" sweep swarm-streams --seeds 14 --kafka-bug kafka-20442 --out "$out" >/dev/null || true
+test -s "$out/swarm-streams-seed-4.json" && test -s "$out/swarm-streams-seed-14.json"
+"$regroup" shrink "$out/swarm-streams-seed-14.json" >/dev/null
 "$regroup" replay "$out/swarm-streams-seed-4.json" --html "$out/failing.html" >/dev/null 2>&1 || true
-"$regroup" replay "$out/swarm-streams-seed-6.shrunk.json" --html "$out/shrunk.html" >/dev/null 2>&1 || true
+"$regroup" replay "$out/swarm-streams-seed-14.shrunk.json" --html "$out/shrunk.html" >/dev/null 2>&1 || true
 "$regroup" run coordinator-crash-streams --html "$out/passing.html" >/dev/null
 # The failing run shows where the fenced members' tasks left the coordinator's assignment.
 grep -q 'fill="url(#diverged)"' "$out/failing.html"

@@ -1,5 +1,5 @@
-//! `regroup shrink`: a blind failure of the bug zoo (KAFKA-20442 switched on, swarm-streams seed 6,
-//! 11 drawn faults) shrinks to a smaller run that fails the same way, replays exactly, and the
+//! `regroup shrink`: a blind failure of the bug zoo (KAFKA-20442 switched on, swarm-streams seed 14,
+//! 29 drawn faults) shrinks to a smaller run that fails the same way, replays exactly, and the
 //! result does not depend on --jobs; a file whose run passes is refused.
 
 mod cli_support;
@@ -15,20 +15,20 @@ fn dir(name: &str) -> PathBuf {
     d
 }
 
-/// The failure file of swarm-streams seed 6 with KAFKA-20442's pre-fix logic, written by a sweep.
+/// The failure file of swarm-streams seed 14 with KAFKA-20442's pre-fix logic, written by a sweep.
 fn failure_file(d: &Path) -> PathBuf {
     let out = regroup(&[
         "sweep",
         "swarm-streams",
         "--seeds",
-        "6",
+        "14",
         "--kafka-bug",
         "kafka-20442",
         "--out",
         d.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
-    d.join("swarm-streams-seed-6.json")
+    d.join("swarm-streams-seed-14.json")
 }
 
 fn read(p: &Path) -> Value {
@@ -53,7 +53,7 @@ fn a_blind_failure_shrinks_to_fewer_faults_and_processes_and_fails_the_same_way(
             jobs,
         ]);
         assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
-        assert!(stdout(&run).contains("faults 11 -> "), "{}", stdout(&run));
+        assert!(stdout(&run).contains("faults 29 -> "), "{}", stdout(&run));
     }
     // Deterministic: the same file and budget give the same result, whatever --jobs was (only
     // the replay command names the output file).
@@ -65,7 +65,7 @@ fn a_blind_failure_shrinks_to_fewer_faults_and_processes_and_fails_the_same_way(
     assert_eq!(without_path(&a), without_path(&b));
     let shrunk = read(&a);
     let s = &shrunk["shrink"];
-    assert_eq!(s["faultsBefore"], 11);
+    assert_eq!(s["faultsBefore"], 29);
     assert!(s["faultsAfter"].as_u64().unwrap() <= 3, "{s}");
     assert!(
         s["processesAfter"].as_u64() < s["processesBefore"].as_u64(),
@@ -148,7 +148,7 @@ fn sweep_shrink_shrinks_one_failure_per_fingerprint() {
         "sweep",
         "swarm-streams",
         "--seeds",
-        "6..=14",
+        "14..=20",
         "--kafka-bug",
         "kafka-20442",
         "--out",
@@ -160,12 +160,12 @@ fn sweep_shrink_shrinks_one_failure_per_fingerprint() {
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let v = json(&out);
-    // Seeds 6 and 14 fail, the same way: one shrink, of the lower seed.
+    // Seeds 14 and 20 fail, the same way: one shrink, of the lower seed.
     assert_eq!(v["failed"], 2, "{v}");
     let shrunk = v["shrunk"].as_array().unwrap();
     assert_eq!(shrunk.len(), 1, "{v}");
-    assert_eq!(shrunk[0]["seed"], 6);
-    assert!(d.join("swarm-streams-seed-6.shrunk.json").exists());
+    assert_eq!(shrunk[0]["seed"], 14);
+    assert!(d.join("swarm-streams-seed-14.shrunk.json").exists());
     // --shrink without --out is a usage error.
     let bad = regroup(&["sweep", "swarm-streams", "--seeds", "7", "--shrink"]);
     assert_eq!(bad.status.code(), Some(2));
