@@ -15,9 +15,8 @@
 //!    * a described group whose state contradicts what the same answer says about it. A streams
 //!      group's state is a function of its members and epochs (Kafka's state function,
 //!      `update_state` here, run on every change): Empty exactly when it has no member; past
-//!      NotReady, Assigning exactly
-//!      when the group epoch is ahead of the assignment epoch; Stable only when every member is at
-//!      the assignment epoch. A classic group is Empty exactly when it has no member, and Stable
+//!      NotReady, Assigning exactly when the group epoch is ahead of the assignment epoch; Stable
+//!      only when every member is at the assignment epoch. A classic group is Empty exactly when it has no member, and Stable
 //!      only with a chosen protocol (`ClassicGroup`'s transitions). Describe answers come from
 //!      the admin client's calls (`GroupAdmin` faults, the swarm's admin probes).
 
