@@ -27,7 +27,7 @@ use crate::backoff::ExponentialBackoff;
 use crate::conn::{ConnectionConfig, KafkaClient};
 use crate::coordinator::{CoordinatorNode, FindFailure, find_coordinator};
 use crate::observer::{ClientKind, ClientRef, Emitter, Observer, RequestFailure, TopicPartition};
-use crate::offsets::{Committer, build_commit, commit_result, fetch_result, version_cap_for};
+use crate::offsets::{Committer, build_commit, fetch_result, version_cap_for};
 
 /// Why an admin call failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -582,10 +582,13 @@ impl<N: Net> Admin<N> {
                                 })
                             })
                             .collect();
-                        match commit_result(&r, &BTreeMap::new())
-                            .err()
-                            .and_then(|(e, _)| coordinator_retry(e))
-                        {
+                        // The first error, in answer order, sends the call again when it is a
+                        // coordinator error (they answer every partition alike).
+                        let first = errors
+                            .iter()
+                            .map(|(_, e)| *e)
+                            .find(|e| *e != ErrorCode::None);
+                        match first.and_then(coordinator_retry) {
                             Some(retry) => retry,
                             None => Attempt::Done(errors),
                         }

@@ -785,10 +785,6 @@ impl AdminClient {
     }
 }
 
-fn partition_name(tp: &TopicPartition) -> String {
-    format!("{}-{}", tp.topic, tp.partition)
-}
-
 /// Runs one group administration call and turns its answer into the log's form.
 async fn group_admin_call(
     admin: &members::admin::Admin<TurmoilNet>,
@@ -802,7 +798,7 @@ async fn group_admin_call(
     let errors = |partitions: Vec<(TopicPartition, ErrorCode)>| {
         let mut v: Vec<(String, &'static str)> = partitions
             .iter()
-            .map(|(tp, e)| (partition_name(tp), e.name()))
+            .map(|(tp, e)| (tp.to_string(), e.name()))
             .collect();
         v.sort();
         v
@@ -832,10 +828,7 @@ async fn group_admin_call(
         },
         GroupAdminCall::FetchOffsets => match admin.fetch_offsets(group).await {
             Ok(offsets) => AdminAnswer::Offsets {
-                offsets: offsets
-                    .iter()
-                    .map(|(tp, o)| (partition_name(tp), *o))
-                    .collect(),
+                offsets: offsets.iter().map(|(tp, o)| (tp.to_string(), *o)).collect(),
             },
             Err(e) => failed(e),
         },
@@ -886,7 +879,7 @@ fn describe_classic_view(
         .map(|m| {
             let mut assigned: Vec<String> =
                 members::classic::protocol::decode_assignment(&m.member_assignment)
-                    .map(|ps| ps.iter().map(partition_name).collect())
+                    .map(|ps| ps.iter().map(TopicPartition::to_string).collect())
                     .unwrap_or_else(|e| vec![format!("undecodable assignment: {e}")]);
             assigned.sort();
             DescribedMemberView {
