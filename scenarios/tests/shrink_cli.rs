@@ -160,8 +160,9 @@ fn sweep_shrink_shrinks_one_failure_per_fingerprint() {
     ]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let v = json(&out);
-    // Seeds 14 and 20 fail, the same way: one shrink, of the lower seed.
-    assert_eq!(v["failed"], 2, "{v}");
+    // Seeds 14, 15, 16, 17 and 20 fail, the same way (15 to 17 when their application shuts
+    // down once the faults have healed and the group empties): one shrink, of the lowest seed.
+    assert_eq!(v["failed"], 5, "{v}");
     let shrunk = v["shrunk"].as_array().unwrap();
     assert_eq!(shrunk.len(), 1, "{v}");
     assert_eq!(shrunk[0]["seed"], 14);

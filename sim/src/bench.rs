@@ -8,7 +8,7 @@ use members::streams::topology::{InternalTopic, Subtopology, Topology};
 use crate::faults::FaultSchedule;
 use crate::runner::RunOptions;
 use crate::spec::{ClusterSpec, StreamsAppSpec};
-use crate::swarm::{SwarmConfig, SwarmOptions};
+use crate::swarm::{SwarmConfig, SwarmKind, SwarmOptions};
 
 /// The group and client timings of the workload's application.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -80,6 +80,15 @@ impl Workload {
             let phase = (self.sim_ms * 2 / 3).max(10_000);
             let config = SwarmConfig {
                 fault_phase_ms: (phase, phase),
+                // The workload keeps its timings' commit interval: the bench measures those.
+                commit_interval_ms: None,
+                streams_size_limit: false,
+                // A shut-down application would end the workload early.
+                kinds: SwarmKind::ALL
+                    .iter()
+                    .copied()
+                    .filter(|k| *k != SwarmKind::ShutdownRequest)
+                    .collect(),
                 ..SwarmConfig::default()
             };
             let mut options = SwarmOptions::draw(&config, &spec, &mut rng);

@@ -223,6 +223,13 @@ impl FaultKind {
 pub struct FaultWindow {
     pub at_ms: u64,
     pub duration_ms: Option<u64>,
+    /// An epilogue fault (instantaneous): it starts at `at_ms` or later, once the final heal is
+    /// past and every group has converged; the run then waits, within the convergence bound, for
+    /// the groups to converge to what it implies (a group asked to shut down ends empty). For a
+    /// fault that must find the cluster settled: a lingering after-effect of the faults would
+    /// decide its outcome otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub after_convergence: bool,
     #[serde(flatten)]
     pub kind: FaultKind,
 }
@@ -232,8 +239,16 @@ impl FaultWindow {
         Self {
             at_ms,
             duration_ms: None,
+            after_convergence: false,
             kind,
         }
+    }
+
+    /// Makes the window an epilogue fault (see [`FaultWindow::after_convergence`]).
+    pub fn after_convergence(mut self) -> Self {
+        self.after_convergence = true;
+        self.duration_ms = None;
+        self
     }
 
     pub fn lasting(mut self, duration_ms: u64) -> Self {
@@ -265,12 +280,22 @@ impl FaultSchedule {
     }
 
     /// When the last window has ended (0 without faults): the final heal, and the start of the
-    /// liveness phase.
+    /// liveness phase. Epilogue windows come after it.
     pub fn heal_ms(&self) -> u64 {
         self.windows
             .iter()
+            .filter(|w| !w.after_convergence)
             .map(FaultWindow::end_ms)
             .max()
             .unwrap_or(0)
+    }
+
+    /// The earliest time the epilogue may start (the latest start of its windows), if it has any.
+    pub fn epilogue_ms(&self) -> Option<u64> {
+        self.windows
+            .iter()
+            .filter(|w| w.after_convergence)
+            .map(|w| w.at_ms)
+            .max()
     }
 }

@@ -15,7 +15,7 @@ use coordinator::controller::AdminOp;
 
 use crate::coverage::RunCoverage;
 use crate::event::{FaultEvent, HarnessEvent, SimEvent};
-use crate::faults::{FaultKind, FaultSchedule, HostRef};
+use crate::faults::{FaultKind, FaultSchedule, FaultWindow, HostRef};
 use crate::invariants::convergence::{self, Expectation};
 use crate::invariants::{Invariant, Violation, brokers};
 use crate::net::{EPOCH_MS, set_driver_now_ms};
@@ -197,12 +197,16 @@ pub fn run(
     let bound = options
         .convergence_bound_ms
         .unwrap_or_else(|| default_convergence_bound_ms(&spec));
-    let mut expectations = expectations(&spec, &schedule);
-    for e in &mut expectations {
-        if let Some(n) = options.expected_members.get(e.group()) {
-            e.set_members(*n);
+    // Before the epilogue (if any), and after it.
+    let [mut expectations, after_epilogue] = [false, true].map(|epilogue| {
+        let mut e = expectations(&spec, &schedule, epilogue);
+        for e in &mut e {
+            if let Some(n) = options.expected_members.get(e.group()) {
+                e.set_members(*n);
+            }
         }
-    }
+        e
+    });
     let default_latency_ms = spec.latency.max_ms;
     let cluster = Cluster::build(spec, options.seed, options.keep_events)?;
     let mut driver = Driver {
@@ -218,15 +222,23 @@ pub fn run(
         brokers_fail_at: None,
     };
     let mut actions: Vec<(u64, Action)> = Vec::new();
+    let mut epilogue: Vec<usize> = Vec::new();
     for (i, w) in driver.schedule.windows.iter().enumerate() {
+        if w.after_convergence {
+            epilogue.push(i);
+            continue;
+        }
         actions.push((w.at_ms, Action::Start(i)));
         if let Some(d) = w.duration_ms {
             actions.push((w.at_ms + d, Action::Heal(i)));
         }
     }
     actions.sort();
-    let heal_ms = driver.schedule.heal_ms() as i64;
-    let deadline = heal_ms + bound as i64;
+    let epilogue_ms = driver.schedule.epilogue_ms().map(|t| t as i64);
+    // The start of the liveness phase the deadline counts from: the final heal, then the epilogue.
+    let mut heal_ms = driver.schedule.heal_ms() as i64;
+    let mut since = "the final heal";
+    let mut deadline = heal_ms + bound as i64;
     let tick = driver.cluster.spec.tick_ms.max(1) as i64;
     let mut next_action = 0;
     let mut healed = false;
@@ -320,6 +332,25 @@ pub fn run(
                 convergence::check(&expectations, model, checker, &partitions)
             });
             match result {
+                Ok(_) if !epilogue.is_empty() => {
+                    // Converged before the epilogue: start it (once its time has come), then
+                    // wait for the groups to converge to what it implies.
+                    if epilogue_ms.is_some_and(|t| now >= t) {
+                        for i in std::mem::take(&mut epilogue) {
+                            driver.start(i, now);
+                        }
+                        expectations = after_epilogue.clone();
+                        heal_ms = now;
+                        since = "the epilogue";
+                        deadline = now + bound as i64;
+                        driver.cluster.hub.harness(
+                            "sim",
+                            HarnessEvent::LivenessPhase {
+                                deadline_ms: deadline,
+                            },
+                        );
+                    }
+                }
                 Ok(groups) => {
                     if now >= options.min_duration_ms as i64 {
                         for (group, epoch) in groups {
@@ -341,8 +372,7 @@ pub fn run(
                                 Invariant::Convergence,
                                 now,
                                 format!(
-                                    "not converged {bound} ms after the final heal at {heal_ms} \
-                                     ms: {}",
+                                    "not converged {bound} ms after {since} at {heal_ms} ms: {}",
                                     reason.detail
                                 ),
                             )
@@ -373,9 +403,15 @@ pub fn run(
     })
 }
 
-fn expectations(spec: &ClusterSpec, schedule: &FaultSchedule) -> Vec<Expectation> {
+/// What the groups converge to after `schedule` (its epilogue included or not).
+fn expectations(spec: &ClusterSpec, schedule: &FaultSchedule, epilogue: bool) -> Vec<Expectation> {
+    let windows: Vec<&FaultWindow> = schedule
+        .windows
+        .iter()
+        .filter(|w| epilogue || !w.after_convergence)
+        .collect();
     let mut existing: BTreeSet<String> = spec.topics.iter().map(|t| t.name.clone()).collect();
-    for w in &schedule.windows {
+    for w in &windows {
         match &w.kind {
             FaultKind::CreateTopic { name, .. } => {
                 existing.insert(name.clone());
@@ -389,7 +425,7 @@ fn expectations(spec: &ClusterSpec, schedule: &FaultSchedule) -> Vec<Expectation
     // Processes removed for good, and groups asked to shut down, by the schedule.
     let mut removed: BTreeSet<String> = BTreeSet::new();
     let mut shut_down: BTreeSet<String> = BTreeSet::new();
-    for w in &schedule.windows {
+    for w in &windows {
         match &w.kind {
             FaultKind::RemoveProcess {
                 host: HostRef::Process { group, index },
@@ -402,6 +438,21 @@ fn expectations(spec: &ClusterSpec, schedule: &FaultSchedule) -> Vec<Expectation
                 shut_down.insert(group.clone());
             }
             _ => {}
+        }
+    }
+    // Dormant processes started with another process's instance ids: of each pair, the one that
+    // joins last fences the other (FENCED_INSTANCE_ID, fatal), so the group keeps its size.
+    let mut duplicates: BTreeMap<String, usize> = BTreeMap::new();
+    for w in &windows {
+        if let FaultKind::StartProcess {
+            host: HostRef::Process { group, index },
+        } = &w.kind
+            && let Some(g) = spec.classic_groups.iter().find(|g| g.group_id == *group)
+            && g.instance_ids_of
+                .get(index)
+                .is_some_and(|of| !removed.contains(&process_host(group, *of)))
+        {
+            *duplicates.entry(group.clone()).or_default() += 1;
         }
     }
     let remaining = |group: &str, processes: usize| {
@@ -432,7 +483,9 @@ fn expectations(spec: &ClusterSpec, schedule: &FaultSchedule) -> Vec<Expectation
                 .filter(|t| existing.contains(*t))
                 .cloned()
                 .collect(),
-            members: remaining(&g.group_id, g.processes) * g.consumers_per_process,
+            members: remaining(&g.group_id, g.processes)
+                .saturating_sub(duplicates.get(&g.group_id).copied().unwrap_or(0))
+                * g.consumers_per_process,
         });
     }
     e

@@ -55,6 +55,21 @@ pub enum SwarmKind {
     /// answer is checked by the coordinator-answers invariant (a described state that contradicts
     /// the answer's own epochs and members). A late kind.
     AdminProbe,
+    /// A second process starts with the instance ids of a running process of a classic group of
+    /// static members (two live consumers, one `group.instance.id`): Kafka gives the newcomer a
+    /// new member id and fences the older one (FENCED_INSTANCE_ID, fatal for the consumer), so
+    /// the group keeps its size. One start per seed, in a group and of a process drawn from the
+    /// kind's own stream; a late kind.
+    DuplicateInstance,
+    /// Once the groups have converged after the last fault has healed (and 15 to 30 s after the
+    /// heal at the earliest), a streams process asks for the application's shutdown (SHUTDOWN_APPLICATION) and closes for
+    /// good in the same instant, as a Kafka Streams thread dying of an uncaught exception does:
+    /// the request travels only on its leave heartbeat, and every other member must hear it and
+    /// close. An epilogue fault ([`FaultWindow::after_convergence`]): a fault's after-effect could
+    /// lose the request on the way in Kafka too (the coordinator keeps it in memory only, and
+    /// forgets it when the group empties, so a member fenced at that moment rejoins a new group).
+    /// A late kind; once per seed.
+    ShutdownRequest,
 }
 
 impl SwarmKind {
@@ -75,6 +90,8 @@ impl SwarmKind {
         SwarmKind::TopicChange,
         SwarmKind::ControlledShutdown,
         SwarmKind::AdminProbe,
+        SwarmKind::DuplicateInstance,
+        SwarmKind::ShutdownRequest,
     ];
 
     /// Kinds added after the first swarm release: each is enabled from its own random stream and
@@ -84,6 +101,8 @@ impl SwarmKind {
         SwarmKind::TopicChange,
         SwarmKind::ControlledShutdown,
         SwarmKind::AdminProbe,
+        SwarmKind::DuplicateInstance,
+        SwarmKind::ShutdownRequest,
     ];
 }
 
@@ -102,6 +121,18 @@ pub struct SwarmConfig {
     pub max_latency_ms: (u64, u64),
     /// Link fail rate of `fail-rate` windows, drawn in this range.
     pub fail_rate: (f64, f64),
+    /// Short commit intervals: a third of the seeds (from their own stream) give every streams
+    /// application a `commit.interval.ms` drawn in this range, so that commits race the epoch
+    /// bumps of the faults (a commit sent at one epoch and judged at the next). `None`: the
+    /// spec's interval always.
+    pub commit_interval_ms: Option<(u64, u64)>,
+    /// A streams group size limit: the seeds that start no process afresh while its old
+    /// members may still be in the group (no process crash, silent death or stop) set
+    /// `group.streams.max.size` to the largest streams group's member count, so that every
+    /// rejoin happens in a full group. (A process that starts again joins with new member ids;
+    /// while its old ones wait for their session to expire, Kafka refuses the new ones
+    /// GROUP_MAX_SIZE_REACHED, fatal for Kafka Streams: such seeds are left without a limit.)
+    pub streams_size_limit: bool,
 }
 
 impl Default for SwarmConfig {
@@ -113,6 +144,8 @@ impl Default for SwarmConfig {
             processes: None,
             max_latency_ms: (2, 40),
             fail_rate: (0.002, 0.05),
+            commit_interval_ms: Some((50, 300)),
+            streams_size_limit: true,
         }
     }
 }
@@ -133,6 +166,25 @@ pub struct SwarmOptions {
     pub processes: BTreeMap<String, usize>,
     /// Windows drawn.
     pub windows: usize,
+    /// `commit.interval.ms` of every streams application, when the seed drew short commits
+    /// ([`SwarmConfig::commit_interval_ms`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit_interval_ms: Option<u64>,
+    /// `group.streams.max.size`, when the seed drew a size limit
+    /// ([`SwarmConfig::streams_size_limit`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams_max_size: Option<usize>,
+    /// The dormant process of [`SwarmKind::DuplicateInstance`], when the seed enabled it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicate_instance: Option<DuplicateInstance>,
+}
+
+/// A classic group's extra, dormant process that reuses the instance ids of process `of`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DuplicateInstance {
+    pub group: String,
+    pub of: usize,
 }
 
 impl SwarmOptions {
@@ -171,7 +223,13 @@ impl SwarmOptions {
         for late in SwarmKind::LATE {
             let mut late_rng = ChaCha8Rng::from_seed(rng.get_seed());
             late_rng.set_stream(rng.get_stream() ^ crate::seed::label_hash(&late_stream(*late)));
-            if config.kinds.contains(late) && late_rng.random_bool(0.5) {
+            if config.kinds.contains(late)
+                && late_rng.random_bool(0.5)
+                && (*late != SwarmKind::DuplicateInstance
+                    || !static_classic_groups(spec).is_empty())
+                && (*late != SwarmKind::ShutdownRequest
+                    || spec.streams_apps.iter().any(|a| a.processes > 0))
+            {
                 let (lo, hi) = config.rate_per_minute;
                 let r = if hi > lo {
                     late_rng.random_range(lo..hi)
@@ -182,6 +240,16 @@ impl SwarmOptions {
                 kinds.push(*late);
             }
         }
+        // Short commits draw from their own stream too, after the late kinds.
+        let commit_interval_ms = config
+            .commit_interval_ms
+            .filter(|_| !spec.streams_apps.is_empty())
+            .and_then(|range| {
+                let mut own = ChaCha8Rng::from_seed(rng.get_seed());
+                own.set_stream(rng.get_stream() ^ crate::seed::label_hash("swarm/short-commits"));
+                own.random_bool(1.0 / 3.0)
+                    .then(|| draw_u64(&mut own, range))
+            });
         let session = session_timeouts(spec);
         let window_ms = ((session.0 / 3).max(500), session.1 * 2);
         let latency = Latency {
@@ -208,6 +276,42 @@ impl SwarmOptions {
             let n = config.processes.map_or(g.processes, |r| draw_usize(rng, r));
             processes.insert(g.group_id.clone(), n);
         }
+        let duplicate_instance = kinds
+            .contains(&SwarmKind::DuplicateInstance)
+            .then(|| {
+                let mut own = ChaCha8Rng::from_seed(rng.get_seed());
+                own.set_stream(
+                    rng.get_stream() ^ crate::seed::label_hash("swarm/duplicate-instance/target"),
+                );
+                let group = static_classic_groups(spec).choose(&mut own)?.clone();
+                let n = processes.get(&group).copied()?;
+                (n > 0).then(|| DuplicateInstance {
+                    of: own.random_range(0..n),
+                    group,
+                })
+            })
+            .flatten();
+        let restarts = [
+            SwarmKind::Crash,
+            SwarmKind::SilentDeath,
+            SwarmKind::StopProcess,
+        ];
+        let largest_streams_group = spec
+            .streams_apps
+            .iter()
+            .map(|a| {
+                processes
+                    .get(&a.application_id)
+                    .copied()
+                    .unwrap_or(a.processes)
+                    * a.threads
+            })
+            .max()
+            .filter(|n| *n > 0);
+        // Every such seed: they are a quarter of all (each kind is enabled with probability
+        // one half), and the limit matters only when a member rejoins while the group is full.
+        let streams_max_size = largest_streams_group
+            .filter(|_| config.streams_size_limit && !kinds.iter().any(|k| restarts.contains(k)));
         Self {
             kinds,
             fault_phase_ms,
@@ -217,6 +321,9 @@ impl SwarmOptions {
             fail_rate,
             processes,
             windows: 0,
+            commit_interval_ms,
+            streams_max_size,
+            duplicate_instance,
         }
     }
 
@@ -227,10 +334,30 @@ impl SwarmOptions {
             if let Some(n) = self.processes.get(&app.application_id) {
                 app.processes = *n;
             }
+            if let Some(ms) = self.commit_interval_ms {
+                app.commit_interval_ms = ms;
+            }
+        }
+        if let Some(max) = self.streams_max_size {
+            spec.broker_configs
+                .insert("group.streams.max.size".into(), max.to_string());
         }
         for g in &mut spec.classic_groups {
             if let Some(n) = self.processes.get(&g.group_id) {
                 g.processes = *n;
+            }
+            if let Some(d) = self
+                .duplicate_instance
+                .as_ref()
+                .filter(|d| d.group == g.group_id)
+            {
+                // The duplicate is the last process, dormant until its start-process window.
+                let index = g.processes;
+                g.processes += 1;
+                if !g.dormant.contains(&index) {
+                    g.dormant.push(index);
+                }
+                g.instance_ids_of.insert(index, d.of);
             }
         }
     }
@@ -246,6 +373,53 @@ impl SwarmOptions {
             let mut count = ((rate * minutes).round() as usize).max(1);
             if kind == SwarmKind::AdminProbe {
                 count *= 4;
+            }
+            if kind == SwarmKind::ShutdownRequest {
+                // The last kind drawn: every other window is known, so is the last heal.
+                let healed = windows.iter().map(FaultWindow::end_ms).max().unwrap_or(0);
+                let at_ms = healed.max(first) + rng.random_range(15_000..=30_000);
+                let apps: Vec<(String, usize)> = spec
+                    .streams_apps
+                    .iter()
+                    .map(|a| {
+                        let running = a.processes.saturating_sub(a.dormant.len());
+                        (a.application_id.clone(), running)
+                    })
+                    .filter(|(_, n)| *n > 0)
+                    .collect();
+                if let Some((app, n)) = apps.choose(rng) {
+                    let host = HostRef::process(app.clone(), rng.random_range(0..*n));
+                    // Epilogue windows: they start once the groups have converged after the heal.
+                    windows.push(
+                        FaultWindow::at(
+                            at_ms,
+                            FaultKind::ShutdownApplication { host: host.clone() },
+                        )
+                        .after_convergence(),
+                    );
+                    windows.push(
+                        FaultWindow::at(at_ms, FaultKind::RemoveProcess { host })
+                            .after_convergence(),
+                    );
+                }
+                continue;
+            }
+            if kind == SwarmKind::DuplicateInstance {
+                if let Some(d) = &self.duplicate_instance {
+                    let at_ms = rng.random_range(first..self.fault_phase_ms.max(first + 1));
+                    let index = spec
+                        .classic_groups
+                        .iter()
+                        .find(|g| g.group_id == d.group)
+                        .map_or(0, |g| g.processes - 1);
+                    windows.push(FaultWindow::at(
+                        at_ms,
+                        FaultKind::StartProcess {
+                            host: HostRef::process(d.group.clone(), index),
+                        },
+                    ));
+                }
+                continue;
             }
             for n in 0..count {
                 let at_ms = rng.random_range(first..self.fault_phase_ms.max(first + 1));
@@ -295,15 +469,23 @@ impl SwarmOptions {
         spec: &ClusterSpec,
         rng: &mut ChaCha8Rng,
     ) -> Option<FaultKind> {
+        // Faults act on the processes that run from the start (a dormant duplicate is started by
+        // its own window only).
         let groups: Vec<(String, usize)> = spec
             .streams_apps
             .iter()
-            .map(|a| (a.application_id.clone(), a.processes))
-            .chain(
-                spec.classic_groups
-                    .iter()
-                    .map(|g| (g.group_id.clone(), g.processes)),
-            )
+            .map(|a| {
+                (
+                    a.application_id.clone(),
+                    a.processes.saturating_sub(a.dormant.len()),
+                )
+            })
+            .chain(spec.classic_groups.iter().map(|g| {
+                (
+                    g.group_id.clone(),
+                    g.processes.saturating_sub(g.dormant.len()),
+                )
+            }))
             .filter(|(_, n)| *n > 0)
             .collect();
         let brokers: Vec<HostRef> = (1..=spec.brokers as i32).map(HostRef::Broker).collect();
@@ -391,10 +573,21 @@ impl SwarmOptions {
                 group,
                 call: GroupAdminCall::Describe,
             },
-            // Drawn by `schedule` itself (three windows per topic).
-            SwarmKind::TopicChange => return None,
+            // Drawn by `schedule` itself (three windows per topic; one start).
+            SwarmKind::TopicChange | SwarmKind::DuplicateInstance | SwarmKind::ShutdownRequest => {
+                return None;
+            }
         })
     }
+}
+
+/// The classic groups of static members (where [`SwarmKind::DuplicateInstance`] acts).
+fn static_classic_groups(spec: &ClusterSpec) -> Vec<String> {
+    spec.classic_groups
+        .iter()
+        .filter(|g| g.static_membership && g.processes > 0)
+        .map(|g| g.group_id.clone())
+        .collect()
 }
 
 /// The label of a late kind's own random stream (`swarm/topic-change` as it always was).
@@ -509,6 +702,7 @@ mod tests {
         let mut drawn = 0;
         let mut shutdowns = 0;
         let mut probed = 0;
+        let mut requested = 0;
         for seed in 0..16 {
             let (a, sa) = draw(&without, seed);
             let (b, sb) = draw(&SwarmConfig::default(), seed);
@@ -525,6 +719,8 @@ mod tests {
                             | FaultKind::DeleteTopic { .. }
                             | FaultKind::ControlledShutdown { .. }
                             | FaultKind::GroupAdmin { .. }
+                            | FaultKind::ShutdownApplication { .. }
+                            | FaultKind::RemoveProcess { .. }
                     )
                 })
                 .collect();
@@ -552,6 +748,49 @@ mod tests {
                 );
             }
             probed += usize::from(!probes.is_empty());
+            // A shutdown request: one process asks for it and closes in the same instant, 15 to
+            // 30 s after every other window has ended.
+            let requests: Vec<&FaultWindow> = sb
+                .windows
+                .iter()
+                .filter(|w| {
+                    matches!(
+                        w.kind,
+                        FaultKind::ShutdownApplication { .. } | FaultKind::RemoveProcess { .. }
+                    )
+                })
+                .collect();
+            if b.kinds.contains(&SwarmKind::ShutdownRequest) {
+                requested += 1;
+                let [ask, close] = requests[..] else {
+                    panic!("seed {seed}: {requests:?}");
+                };
+                let FaultKind::ShutdownApplication { host } = &ask.kind else {
+                    panic!("seed {seed}: {ask:?}");
+                };
+                assert_eq!(close.kind, FaultKind::RemoveProcess { host: host.clone() });
+                assert!(
+                    matches!(host, HostRef::Process { group, index } if group == "app" && *index < b.processes["app"])
+                );
+                assert_eq!(ask.at_ms, close.at_ms);
+                let healed = sb
+                    .windows
+                    .iter()
+                    .filter(|w| !requests.contains(w))
+                    .map(FaultWindow::end_ms)
+                    .max()
+                    .unwrap_or(0);
+                assert!(
+                    (healed + 15_000..=healed + 30_000).contains(&ask.at_ms),
+                    "seed {seed}: {healed} {}",
+                    ask.at_ms
+                );
+                assert!(ask.after_convergence && close.after_convergence);
+                assert_eq!(sb.heal_ms(), healed);
+                assert_eq!(sb.epilogue_ms(), Some(ask.at_ms));
+            } else {
+                assert!(requests.is_empty(), "seed {seed}");
+            }
             let cs = sb
                 .windows
                 .iter()
@@ -595,6 +834,179 @@ mod tests {
         assert!(drawn > 0 && drawn < 16, "{drawn}");
         assert!(shutdowns > 0 && shutdowns < 16, "{shutdowns}");
         assert!(probed > 0 && probed < 16, "{probed}");
+        assert!(requested > 0 && requested < 16, "{requested}");
+    }
+
+    #[test]
+    fn short_commits_are_drawn_from_their_own_stream() {
+        let without = SwarmConfig {
+            commit_interval_ms: None,
+            ..SwarmConfig::default()
+        };
+        let draw = |config: &SwarmConfig, seed| {
+            let mut r = rng(seed, "swarm");
+            let mut spec = spec();
+            let mut o = SwarmOptions::draw(config, &spec, &mut r);
+            o.apply(&mut spec);
+            let s = o.schedule(&spec, &mut r);
+            (o, s, spec.streams_apps[0].commit_interval_ms)
+        };
+        let mut short = 0;
+        for seed in 0..30 {
+            let (a, sa, ia) = draw(&without, seed);
+            let (b, sb, ib) = draw(&SwarmConfig::default(), seed);
+            assert_eq!(a.commit_interval_ms, None);
+            assert_eq!(ia, 5_000, "the spec's interval");
+            assert_eq!(sa, sb, "seed {seed}: the schedule does not move");
+            assert_eq!(
+                SwarmOptions {
+                    commit_interval_ms: None,
+                    ..b.clone()
+                },
+                a
+            );
+            match b.commit_interval_ms {
+                Some(ms) => {
+                    assert!((50..=300).contains(&ms), "{ms}");
+                    assert_eq!(ib, ms);
+                    short += 1;
+                }
+                None => assert_eq!(ib, 5_000),
+            }
+        }
+        assert!((4..=16).contains(&short), "{short} of 30");
+    }
+
+    #[test]
+    fn a_streams_size_limit_is_drawn_only_where_no_process_starts_afresh() {
+        let config = SwarmConfig {
+            processes: Some((2, 5)),
+            ..SwarmConfig::default()
+        };
+        let without = SwarmConfig {
+            streams_size_limit: false,
+            ..config.clone()
+        };
+        let draw = |config: &SwarmConfig, seed| {
+            let mut r = rng(seed, "swarm");
+            let mut spec = spec();
+            let mut o = SwarmOptions::draw(config, &spec, &mut r);
+            o.apply(&mut spec);
+            let s = o.schedule(&spec, &mut r);
+            (o, s, spec)
+        };
+        let mut limited = 0;
+        for seed in 0..60 {
+            let (a, sa, spec_a) = draw(&without, seed);
+            let (b, sb, spec_b) = draw(&config, seed);
+            assert_eq!(sa, sb, "seed {seed}: the schedule does not move");
+            assert_eq!(
+                SwarmOptions {
+                    streams_max_size: None,
+                    ..b.clone()
+                },
+                a
+            );
+            assert!(!spec_a.broker_configs.contains_key("group.streams.max.size"));
+            let Some(max) = b.streams_max_size else {
+                assert!(!spec_b.broker_configs.contains_key("group.streams.max.size"));
+                continue;
+            };
+            limited += 1;
+            // The group's own size (processes x 2 threads), and no kind that starts a process
+            // with new member ids while its old ones may linger.
+            assert_eq!(max, b.processes["app"] * 2, "seed {seed}");
+            assert_eq!(
+                spec_b.broker_configs["group.streams.max.size"],
+                max.to_string()
+            );
+            for k in [
+                SwarmKind::Crash,
+                SwarmKind::SilentDeath,
+                SwarmKind::StopProcess,
+            ] {
+                assert!(!b.kinds.contains(&k), "seed {seed}: {k:?}");
+            }
+        }
+        assert!((5..=30).contains(&limited), "{limited} of 60");
+    }
+
+    #[test]
+    fn a_duplicate_instance_is_one_dormant_process_started_once() {
+        use crate::spec::ClassicGroupSpec;
+        let classic = || {
+            ClusterSpec::default().with_topic("orders", 6).with_classic(
+                ClassicGroupSpec::new("orders-group", &["orders"], 3, 2).with_static_membership(),
+            )
+        };
+        let config = SwarmConfig {
+            processes: Some((2, 4)),
+            ..SwarmConfig::default()
+        };
+        let without = SwarmConfig {
+            kinds: SwarmKind::ALL
+                .iter()
+                .copied()
+                .filter(|k| *k != SwarmKind::DuplicateInstance)
+                .collect(),
+            ..config.clone()
+        };
+        let draw = |config: &SwarmConfig, seed| {
+            let mut r = rng(seed, "swarm");
+            let mut spec = classic();
+            let mut o = SwarmOptions::draw(config, &spec, &mut r);
+            o.apply(&mut spec);
+            let s = o.schedule(&spec, &mut r);
+            (o, s, spec)
+        };
+        let mut duplicated = 0;
+        for seed in 0..24 {
+            let (_, sa, _) = draw(&without, seed);
+            let (b, sb, spec) = draw(&config, seed);
+            let Some(d) = b.duplicate_instance.clone() else {
+                assert!(!b.kinds.contains(&SwarmKind::DuplicateInstance));
+                assert_eq!(sa, sb, "seed {seed}: nothing moves without the kind");
+                continue;
+            };
+            duplicated += 1;
+            let n = b.processes["orders-group"];
+            let g = &spec.classic_groups[0];
+            assert_eq!(d.group, "orders-group");
+            assert!(d.of < n, "seed {seed}");
+            assert_eq!(g.processes, n + 1);
+            assert_eq!(g.dormant, vec![n]);
+            assert_eq!(g.instance_ids_of, BTreeMap::from([(n, d.of)]));
+            assert_eq!(g.instance_id(n, 1), g.instance_id(d.of, 1));
+            let duplicate = HostRef::process("orders-group", n);
+            let starts: Vec<&FaultWindow> = sb
+                .windows
+                .iter()
+                .filter(|w| matches!(&w.kind, FaultKind::StartProcess { .. }))
+                .collect();
+            assert_eq!(starts.len(), 1, "seed {seed}");
+            assert_eq!(
+                starts[0].kind,
+                FaultKind::StartProcess {
+                    host: duplicate.clone()
+                }
+            );
+            assert_eq!(starts[0].duration_ms, None);
+            // No other fault acts on the dormant process, and the other kinds' windows are the
+            // ones drawn without the kind.
+            let json = |w: &FaultWindow| serde_json::to_string(w).unwrap();
+            let other: Vec<String> = sb
+                .windows
+                .iter()
+                .filter(|w| !matches!(&w.kind, FaultKind::StartProcess { .. }))
+                .map(json)
+                .collect();
+            assert!(
+                other.iter().all(|w| !w.contains(&format!("\"index\":{n}"))),
+                "seed {seed}: {other:?}"
+            );
+            assert_eq!(other, sa.windows.iter().map(json).collect::<Vec<_>>());
+        }
+        assert!((3..=20).contains(&duplicated), "{duplicated} of 24");
     }
 
     #[test]

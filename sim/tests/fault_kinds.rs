@@ -3,7 +3,7 @@
 //! every invariant checked.
 
 use coordinator::events::EventKind as ClusterKind;
-use sim::event::{FaultEvent, SimEvent, SimEventKind};
+use sim::event::{FaultEvent, HarnessEvent, SimEvent, SimEventKind};
 use sim::faults::{FaultKind, FaultSchedule, FaultWindow, HostRef};
 use sim::runner::{RunOptions, RunOutcome, run};
 use sim::spec::{ClassicGroupSpec, ClusterSpec, StreamsAppSpec};
@@ -228,4 +228,75 @@ fn a_topic_change_while_the_controller_is_down_is_skipped_and_recorded() {
     });
     assert_eq!(skipped.as_deref(), Some("the controller is down"));
     assert_eq!(outcome.faults["delete-topic"].skipped, 1);
+}
+
+#[test]
+fn an_epilogue_fault_waits_for_the_groups_to_converge_after_the_heal() {
+    // Process 0 is cut off from its coordinator from 10 s to 25 s; the shutdown request of
+    // process 1 (and its close) may start at 0 s but is an epilogue: it starts only once the
+    // group has converged after the heal, and the run then ends with the application shut down.
+    let topology = Topology::new(vec![Subtopology::new("0", &["in"])]);
+    let spec = ClusterSpec::default()
+        .with_topic("in", 4)
+        .with_streams(StreamsAppSpec::new("app", topology, 3, 1));
+    let p = |i| HostRef::process("app", i);
+    let schedule = FaultSchedule::new(vec![
+        FaultWindow::at(
+            10_000,
+            FaultKind::Partition {
+                a: vec![p(0)],
+                b: vec![HostRef::coordinator_of("app")],
+            },
+        )
+        .lasting(15_000),
+        FaultWindow::at(0, FaultKind::ShutdownApplication { host: p(1) }).after_convergence(),
+        FaultWindow::at(0, FaultKind::RemoveProcess { host: p(1) }).after_convergence(),
+    ]);
+    assert_eq!(schedule.heal_ms(), 25_000);
+    assert_eq!(schedule.epilogue_ms(), Some(0));
+    let windows = schedule.windows.clone();
+    let outcome = run_with(spec, windows);
+    let log = &outcome.log;
+    let converged: Vec<i64> = log
+        .iter()
+        .filter(|e| {
+            matches!(
+                &e.kind,
+                SimEventKind::Harness(HarnessEvent::Converged { .. })
+            )
+        })
+        .map(|e| e.at_ms)
+        .collect();
+    let liveness: Vec<i64> = log
+        .iter()
+        .filter(|e| {
+            matches!(
+                &e.kind,
+                SimEventKind::Harness(HarnessEvent::LivenessPhase { .. })
+            )
+        })
+        .map(|e| e.at_ms)
+        .collect();
+    let asked = log
+        .iter()
+        .find(|e| {
+            matches!(&e.kind, SimEventKind::Fault(FaultEvent::Injected { fault, .. }) if *fault == "shutdown-application")
+        })
+        .map(|e| e.at_ms)
+        .expect("the shutdown request was injected");
+    // The heal at 25 s, the epilogue after it (at a convergence check), one convergence at the
+    // end, after the epilogue: the first convergence ends nothing.
+    assert_eq!(liveness.len(), 2, "{liveness:?}");
+    assert_eq!(liveness[0], 25_000);
+    assert!(asked > 25_000, "{asked}");
+    assert_eq!(liveness[1], asked);
+    assert_eq!(converged.len(), 1, "{converged:?}");
+    assert!(converged[0] > asked, "{converged:?} {asked}");
+    assert_eq!(injections(log, "remove-process").len(), 1);
+    let app = outcome
+        .groups
+        .iter()
+        .find(|g| g.group_id == "app")
+        .expect("the group exists");
+    assert!(app.members.is_empty(), "{:?}", app.members);
 }

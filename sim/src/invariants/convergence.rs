@@ -146,10 +146,17 @@ pub fn check(
         } = e
             && clients.len() < *members
         {
+            // A dead consumer whose instance id a running one holds (a duplicate instance that
+            // fenced it) is not missing: the expectation counted the pair once.
+            let held: BTreeSet<&str> = clients
+                .iter()
+                .filter_map(|(_, c)| c.instance_id.as_deref())
+                .collect();
             let fenced: Vec<&String> = checker
                 .clients
                 .iter()
                 .filter(|(_, c)| c.group == *group && c.stopped && c.fenced_after_coordinator_move)
+                .filter(|(_, c)| c.instance_id.as_deref().is_none_or(|i| !held.contains(i)))
                 .map(|(name, _)| name)
                 .collect();
             if !fenced.is_empty() && clients.len() + fenced.len() == *members {
@@ -634,6 +641,47 @@ mod tests {
         let mut c = streams_member(&[0], 1, &[0]);
         c.delivered = None;
         assert!(!lost(&c));
+    }
+
+    #[test]
+    fn a_consumer_fenced_by_its_duplicate_is_not_missing() {
+        // Live: c1 (A) and c2 (B, instance iB). Dead with the fencing-after-a-move mark: c3, whose
+        // instance iB c2 now holds (a duplicate fenced it), and c4 (instance iX), really missing.
+        let expect = vec![Expectation::Classic {
+            group: "g".into(),
+            topics: vec!["t".into()],
+            required: vec!["t".into()],
+            members: 3,
+        }];
+        let parts: BTreeMap<String, i32> = [("t".to_string(), 2)].into();
+        let (model, mut c) = setup(&[1]);
+        c.clients.get_mut("c2").unwrap().instance_id = Some("iB".into());
+        let dead = |c: &Checker, instance: &str| {
+            let mut d = c.clients["c1"].clone();
+            d.member_id = format!("{instance}-old");
+            d.instance_id = Some(instance.into());
+            d.stopped = true;
+            d.fenced_after_coordinator_move = true;
+            d
+        };
+        let (c3, c4) = (dead(&c, "iB"), dead(&c, "iX"));
+        c.clients.insert("c3".into(), c3);
+        c.clients.insert("c4".into(), c4);
+        let e = check(&expect, &model, &c, &parts).unwrap_err();
+        assert_eq!(
+            e.kind,
+            Some(CLASSIC_STATIC_MEMBER_FENCED_AFTER_MOVE),
+            "{e:?}"
+        );
+        assert!(
+            e.detail.contains("[\"c4\"] died of FENCED_INSTANCE_ID"),
+            "{e:?}"
+        );
+        // Without c4 nothing is missing but one member: c3 alone does not explain it.
+        c.clients.remove("c4");
+        let e = check(&expect, &model, &c, &parts).unwrap_err();
+        assert_eq!(e.kind, None, "{e:?}");
+        assert!(e.detail.contains("2 of 3 members are running"), "{e:?}");
     }
 
     #[test]

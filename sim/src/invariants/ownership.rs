@@ -9,6 +9,14 @@
 //!   not have given them away);
 //! * classic: its generation is older than the group's committed generation (its commits would
 //!   be rejected with ILLEGAL_GENERATION), or it is not a member of that generation any more.
+//!
+//! Or the newcomer itself is a zombie (classic): the committed state had it as a member of the
+//! generation it now owns and has since replaced it within that generation (a static member's
+//! instance id taken over by another process). Kafka answered its SyncGroup while it was a member
+//! (`GroupMetadataManager.classicGroupSyncGroup` hands out the stored assignment), the answer was
+//! still in flight when `updateStaticMemberThenRebalance` replaced it and wrote the new member
+//! id, and the answer arrives all the same; the zombie's commits are refused (FENCED_INSTANCE_ID,
+//! judged by `fenced-commit-rejected`), so it cannot take the partition from the true owner.
 
 use std::collections::BTreeMap;
 
@@ -31,6 +39,17 @@ pub fn check_exclusive(
         return Ok(());
     };
     if old.stopped {
+        return Ok(());
+    }
+    if new.kind == ClientKind::Consumer
+        && model.classic.get(group).is_some_and(|g| {
+            g.generation == new.owned_epoch
+                && !g.is_member(&new.member_id)
+                && g.history.iter().any(|(_, generation, members)| {
+                    *generation == new.owned_epoch && members.contains(&new.member_id)
+                })
+        })
+    {
         return Ok(());
     }
     let still_owner = match old.kind {
@@ -205,6 +224,78 @@ mod tests {
             generation,
             partitions: p.iter().map(|p| TopicPartition::new("t", *p)).collect(),
         }
+    }
+
+    #[test]
+    fn a_classic_member_replaced_within_its_generation_acquires_as_a_zombie() {
+        // Generation 3 committed with A and B; A's instance taken over by A2 in the same
+        // generation; A2 owns partition 0; then A's answer, in flight since before the
+        // replacement, arrives: A is a zombie, not a second owner.
+        let mut model = Model::default();
+        model.apply(0, 0, 0, &classic_record(3, &["A", "B"]), 0);
+        model.apply(0, 1, 1, &classic_record(3, &["A2", "B"]), 0);
+        let mut c = Checker::new();
+        c.on_client_parts(
+            1,
+            5,
+            "h2",
+            &consumer("c2"),
+            "A2",
+            &partitions(3, &[0]),
+            &mut model,
+        )
+        .unwrap();
+        c.on_client_parts(
+            2,
+            6,
+            "h1",
+            &consumer("c1"),
+            "A",
+            &partitions(3, &[0]),
+            &mut model,
+        )
+        .unwrap();
+        // A member id the committed generation never had gets no such pass.
+        let v = c
+            .on_client_parts(
+                3,
+                7,
+                "h3",
+                &consumer("c3"),
+                "X",
+                &partitions(3, &[0]),
+                &mut model,
+            )
+            .unwrap_err();
+        assert_eq!(v.invariant, Invariant::ExclusiveActiveOwnership);
+        assert!(v.detail.contains("became active on c3"), "{}", v.detail);
+        // Nor does a member of an earlier generation that owns the current one's partitions.
+        let mut model = Model::default();
+        model.apply(0, 0, 0, &classic_record(2, &["A", "B"]), 0);
+        model.apply(0, 1, 1, &classic_record(3, &["A2", "B"]), 0);
+        let mut c = Checker::new();
+        c.on_client_parts(
+            1,
+            5,
+            "h2",
+            &consumer("c2"),
+            "A2",
+            &partitions(3, &[0]),
+            &mut model,
+        )
+        .unwrap();
+        let v = c
+            .on_client_parts(
+                2,
+                6,
+                "h1",
+                &consumer("c1"),
+                "A",
+                &partitions(3, &[0]),
+                &mut model,
+            )
+            .unwrap_err();
+        assert_eq!(v.invariant, Invariant::ExclusiveActiveOwnership);
     }
 
     #[test]
