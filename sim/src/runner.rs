@@ -422,19 +422,36 @@ fn expectations(spec: &ClusterSpec, schedule: &FaultSchedule, epilogue: bool) ->
             _ => {}
         }
     }
-    // Processes removed for good, and groups asked to shut down, by the schedule.
+    // Only faults on processes the spec has count: one on a process that does not exist is
+    // skipped when the run gets to it (a shrunk case may have fewer processes than its faults
+    // name), and must not change what the groups converge to.
+    let dormant = |group: &str| -> Option<(usize, &[usize])> {
+        let a = spec.streams_apps.iter().find(|a| a.application_id == group);
+        let g = spec.classic_groups.iter().find(|g| g.group_id == group);
+        a.map(|a| (a.processes, a.dormant.as_slice()))
+            .or(g.map(|g| (g.processes, g.dormant.as_slice())))
+    };
+    let exists = |group: &str, index: usize| dormant(group).is_some_and(|(n, _)| index < n);
+    // Processes removed for good, dormant processes started, and groups asked to shut down, by the
+    // schedule.
     let mut removed: BTreeSet<String> = BTreeSet::new();
+    let mut started: BTreeSet<String> = BTreeSet::new();
     let mut shut_down: BTreeSet<String> = BTreeSet::new();
     for w in &windows {
         match &w.kind {
             FaultKind::RemoveProcess {
                 host: HostRef::Process { group, index },
-            } => {
+            } if exists(group, *index) => {
                 removed.insert(process_host(group, *index));
             }
+            FaultKind::StartProcess {
+                host: HostRef::Process { group, index },
+            } if exists(group, *index) => {
+                started.insert(process_host(group, *index));
+            }
             FaultKind::ShutdownApplication {
-                host: HostRef::Process { group, .. },
-            } => {
+                host: HostRef::Process { group, index },
+            } if exists(group, *index) => {
                 shut_down.insert(group.clone());
             }
             _ => {}
@@ -447,6 +464,7 @@ fn expectations(spec: &ClusterSpec, schedule: &FaultSchedule, epilogue: bool) ->
         if let FaultKind::StartProcess {
             host: HostRef::Process { group, index },
         } = &w.kind
+            && exists(group, *index)
             && let Some(g) = spec.classic_groups.iter().find(|g| g.group_id == *group)
             && g.instance_ids_of
                 .get(index)
@@ -455,9 +473,14 @@ fn expectations(spec: &ClusterSpec, schedule: &FaultSchedule, epilogue: bool) ->
             *duplicates.entry(group.clone()).or_default() += 1;
         }
     }
+    // A dormant process that no window starts never runs.
     let remaining = |group: &str, processes: usize| {
+        let never_started = |i: usize| {
+            dormant(group).is_some_and(|(_, d)| d.contains(&i))
+                && !started.contains(&process_host(group, i))
+        };
         (0..processes)
-            .filter(|i| !removed.contains(&process_host(group, *i)))
+            .filter(|i| !removed.contains(&process_host(group, *i)) && !never_started(*i))
             .count()
     };
     let mut e = Vec::new();
@@ -1126,6 +1149,68 @@ fn summarize(cluster: &Cluster) -> Vec<GroupSummary> {
 mod tests {
     use super::*;
     use crate::bench::{Timings, Workload};
+
+    #[test]
+    fn expectations_follow_only_the_faults_on_processes_that_exist() {
+        use crate::spec::{ClassicGroupSpec, StreamsAppSpec};
+        use members::streams::topology::{Subtopology, Topology};
+        // Classic: 3 processes x 2 consumers, process 2 dormant with process 0's instance ids.
+        // Streams: 2 processes x 1 thread.
+        let mut g = ClassicGroupSpec::new("g", &["t"], 3, 2)
+            .with_static_membership()
+            .with_dormant([2]);
+        g.instance_ids_of.insert(2, 0);
+        let spec = ClusterSpec::default()
+            .with_topic("t", 4)
+            .with_classic(g)
+            .with_streams(StreamsAppSpec::new(
+                "app",
+                Topology::new(vec![Subtopology::new("0", &["t"])]),
+                2,
+                1,
+            ));
+        let members = |windows: Vec<FaultWindow>, epilogue: bool| -> Vec<(String, usize)> {
+            expectations(&spec, &FaultSchedule::new(windows), epilogue)
+                .iter()
+                .map(|e| (e.group().to_string(), e.members()))
+                .collect()
+        };
+        let at = |kind| FaultWindow::at(10_000, kind);
+        let p = |group: &str, i| HostRef::process(group, i);
+        let both = |app, g| vec![("app".to_string(), app), ("g".to_string(), g)];
+        // The dormant process is not expected unless a window starts it; started, it and the
+        // process whose ids it took count once.
+        assert_eq!(members(vec![], false), both(2, 4));
+        let start = at(FaultKind::StartProcess { host: p("g", 2) });
+        assert_eq!(members(vec![start.clone()], false), both(2, 4));
+        // Faults on processes the spec does not have change nothing.
+        assert_eq!(
+            members(
+                vec![
+                    at(FaultKind::RemoveProcess { host: p("g", 7) }),
+                    at(FaultKind::StartProcess { host: p("g", 5) }),
+                    at(FaultKind::ShutdownApplication { host: p("app", 3) }),
+                ],
+                false
+            ),
+            both(2, 4)
+        );
+        // A removal and a shutdown on processes that exist do.
+        assert_eq!(
+            members(
+                vec![
+                    at(FaultKind::RemoveProcess { host: p("g", 1) }),
+                    at(FaultKind::ShutdownApplication { host: p("app", 1) }),
+                ],
+                false
+            ),
+            both(0, 2)
+        );
+        // An epilogue counts only when asked for.
+        let shutdown = at(FaultKind::ShutdownApplication { host: p("app", 0) }).after_convergence();
+        assert_eq!(members(vec![shutdown.clone()], false), both(2, 4));
+        assert_eq!(members(vec![shutdown, start], true), both(0, 4));
+    }
 
     fn kafka_timed_spec() -> ClusterSpec {
         let w = Workload {
