@@ -308,7 +308,7 @@ pub const BUGS: &[BugInfo] = &[
                   of a rebalance it missed is removed, and its return costs another rebalance",
         acts: "coordinator/src/classic/rebalance.rs: complete_join",
         targeted: "bug-static-restart-misses-rebalance",
-        caught_by: "expectation",
+        caught_by: "coordinator-answers",
     },
 ];
 

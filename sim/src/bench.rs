@@ -83,6 +83,7 @@ impl Workload {
                 // The workload keeps its timings' commit interval: the bench measures those.
                 commit_interval_ms: None,
                 streams_size_limit: false,
+                rebalance_timeout_ms: None,
                 // A shut-down application would end the workload early.
                 kinds: SwarmKind::ALL
                     .iter()

@@ -268,6 +268,17 @@ impl Inner {
                     _ => {}
                 }
             }
+            if self.violation.is_none()
+                && let Record::GroupMetadata {
+                    key,
+                    value: Some(v),
+                } = &r.record
+                && let Some(before) = self.model.classic.get(&key.group)
+                && let Err(e) =
+                    answers::check_static_removals(at_ms, &key.group, before, v, &self.checker)
+            {
+                self.fail(e);
+            }
             self.coverage.on_record(at_ms, &r.record, &self.model);
             self.model
                 .apply(r.partition, r.offset, r.batch, &r.record, at_ms);
@@ -358,7 +369,7 @@ impl Inner {
     fn cluster(&mut self, host: &str, event: ClusterEvent) {
         let at_ms = event.at_ms - EPOCH_MS;
         self.coverage.on_cluster(at_ms, &event.kind, &self.model);
-        self.checker.on_cluster(at_ms, &event.kind);
+        self.checker.on_cluster(at_ms, host, &event.kind);
         if self.violation.is_none()
             && let Err(v) = self.checker.epochs.check(at_ms, &event.kind)
         {

@@ -169,6 +169,8 @@ pub struct ClassicMember {
     pub member_id: String,
     pub instance_id: Option<String>,
     pub partitions: Vec<TopicPartition>,
+    /// The session timeout it joined with.
+    pub session_timeout_ms: i32,
 }
 
 /// A classic group as its last GroupMetadata record describes it.
@@ -393,6 +395,7 @@ fn apply_group_metadata(g: &mut ClassicGroup, v: &GroupMetadataValue) {
             // A consumer-protocol assignment; anything else (or garbage) counts as no partitions.
             partitions: members::classic::protocol::decode_assignment(&m.assignment)
                 .unwrap_or_default(),
+            session_timeout_ms: m.session_timeout,
         })
         .collect();
 }

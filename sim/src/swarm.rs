@@ -133,6 +133,11 @@ pub struct SwarmConfig {
     /// while its old ones wait for their session to expire, Kafka refuses the new ones
     /// GROUP_MAX_SIZE_REACHED, fatal for Kafka Streams: such seeds are left without a limit.)
     pub streams_size_limit: bool,
+    /// A short rebalance timeout: a third of the seeds (from their own stream) give every classic
+    /// group a `max.poll.interval.ms` (its rebalance timeout) drawn in this range, below the
+    /// session timeout, so that a join phase can end while a member that did not rejoin is still
+    /// within its session. `None`: the spec's.
+    pub rebalance_timeout_ms: Option<(u64, u64)>,
 }
 
 impl Default for SwarmConfig {
@@ -146,6 +151,7 @@ impl Default for SwarmConfig {
             fail_rate: (0.002, 0.05),
             commit_interval_ms: Some((50, 300)),
             streams_size_limit: true,
+            rebalance_timeout_ms: Some((3_000, 8_000)),
         }
     }
 }
@@ -177,6 +183,10 @@ pub struct SwarmOptions {
     /// The dormant process of [`SwarmKind::DuplicateInstance`], when the seed enabled it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duplicate_instance: Option<DuplicateInstance>,
+    /// `max.poll.interval.ms` of every classic group, when the seed drew a short rebalance
+    /// timeout ([`SwarmConfig::rebalance_timeout_ms`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rebalance_timeout_ms: Option<u64>,
 }
 
 /// A classic group's extra, dormant process that reuses the instance ids of process `of`.
@@ -221,8 +231,7 @@ impl SwarmOptions {
         // The late kinds draw from their own streams (derived without consuming `rng`), so adding
         // one does not shift any other draw of a seed.
         for late in SwarmKind::LATE {
-            let mut late_rng = ChaCha8Rng::from_seed(rng.get_seed());
-            late_rng.set_stream(rng.get_stream() ^ crate::seed::label_hash(&late_stream(*late)));
+            let mut late_rng = own_stream(rng, &late_stream(*late));
             if config.kinds.contains(late)
                 && late_rng.random_bool(0.5)
                 && (*late != SwarmKind::DuplicateInstance
@@ -245,8 +254,15 @@ impl SwarmOptions {
             .commit_interval_ms
             .filter(|_| !spec.streams_apps.is_empty())
             .and_then(|range| {
-                let mut own = ChaCha8Rng::from_seed(rng.get_seed());
-                own.set_stream(rng.get_stream() ^ crate::seed::label_hash("swarm/short-commits"));
+                let mut own = own_stream(rng, "swarm/short-commits");
+                own.random_bool(1.0 / 3.0)
+                    .then(|| draw_u64(&mut own, range))
+            });
+        let rebalance_timeout_ms = config
+            .rebalance_timeout_ms
+            .filter(|_| !spec.classic_groups.is_empty())
+            .and_then(|range| {
+                let mut own = own_stream(rng, "swarm/short-rebalance-timeout");
                 own.random_bool(1.0 / 3.0)
                     .then(|| draw_u64(&mut own, range))
             });
@@ -279,10 +295,7 @@ impl SwarmOptions {
         let duplicate_instance = kinds
             .contains(&SwarmKind::DuplicateInstance)
             .then(|| {
-                let mut own = ChaCha8Rng::from_seed(rng.get_seed());
-                own.set_stream(
-                    rng.get_stream() ^ crate::seed::label_hash("swarm/duplicate-instance/target"),
-                );
+                let mut own = own_stream(rng, "swarm/duplicate-instance/target");
                 let group = static_classic_groups(spec).choose(&mut own)?.clone();
                 let n = processes.get(&group).copied()?;
                 (n > 0).then(|| DuplicateInstance {
@@ -324,6 +337,7 @@ impl SwarmOptions {
             commit_interval_ms,
             streams_max_size,
             duplicate_instance,
+            rebalance_timeout_ms,
         }
     }
 
@@ -345,6 +359,9 @@ impl SwarmOptions {
         for g in &mut spec.classic_groups {
             if let Some(n) = self.processes.get(&g.group_id) {
                 g.processes = *n;
+            }
+            if let Some(ms) = self.rebalance_timeout_ms {
+                g.max_poll_interval_ms = ms as i32;
             }
             if let Some(d) = self
                 .duplicate_instance
@@ -588,6 +605,14 @@ fn static_classic_groups(spec: &ClusterSpec) -> Vec<String> {
         .filter(|g| g.static_membership && g.processes > 0)
         .map(|g| g.group_id.clone())
         .collect()
+}
+
+/// A random stream of its own for the draw `label`, derived from `rng` without consuming it, so a
+/// draw added later shifts none of the draws that `rng` makes.
+fn own_stream(rng: &ChaCha8Rng, label: &str) -> ChaCha8Rng {
+    let mut own = ChaCha8Rng::from_seed(rng.get_seed());
+    own.set_stream(rng.get_stream() ^ crate::seed::label_hash(label));
+    own
 }
 
 /// The label of a late kind's own random stream (`swarm/topic-change` as it always was).
@@ -1007,6 +1032,54 @@ mod tests {
             assert_eq!(other, sa.windows.iter().map(json).collect::<Vec<_>>());
         }
         assert!((3..=20).contains(&duplicated), "{duplicated} of 24");
+    }
+
+    #[test]
+    fn a_short_rebalance_timeout_is_drawn_from_its_own_stream_for_classic_groups() {
+        use crate::spec::ClassicGroupSpec;
+        let classic = || {
+            ClusterSpec::default().with_topic("orders", 6).with_classic(
+                ClassicGroupSpec::new("orders-group", &["orders"], 3, 2).with_static_membership(),
+            )
+        };
+        let without = SwarmConfig {
+            rebalance_timeout_ms: None,
+            ..SwarmConfig::default()
+        };
+        let draw = |config: &SwarmConfig, seed, spec: ClusterSpec| {
+            let mut r = rng(seed, "swarm");
+            let mut spec = spec;
+            let mut o = SwarmOptions::draw(config, &spec, &mut r);
+            o.apply(&mut spec);
+            let s = o.schedule(&spec, &mut r);
+            (o, s, spec)
+        };
+        let mut short = 0;
+        for seed in 0..30 {
+            let (a, sa, spec_a) = draw(&without, seed, classic());
+            let (b, sb, spec_b) = draw(&SwarmConfig::default(), seed, classic());
+            assert_eq!(sa, sb, "seed {seed}: the schedule does not move");
+            assert_eq!(
+                SwarmOptions {
+                    rebalance_timeout_ms: None,
+                    ..b.clone()
+                },
+                a
+            );
+            assert_eq!(spec_a.classic_groups[0].max_poll_interval_ms, 20_000);
+            match b.rebalance_timeout_ms {
+                Some(ms) => {
+                    assert!((3_000..=8_000).contains(&ms), "{ms}");
+                    assert_eq!(spec_b.classic_groups[0].max_poll_interval_ms, ms as i32);
+                    short += 1;
+                }
+                None => assert_eq!(spec_b.classic_groups[0].max_poll_interval_ms, 20_000),
+            }
+            // A streams-only spec never draws it.
+            let (o, _, _) = draw(&SwarmConfig::default(), seed, spec());
+            assert_eq!(o.rebalance_timeout_ms, None);
+        }
+        assert!((4..=16).contains(&short), "{short} of 30");
     }
 
     #[test]

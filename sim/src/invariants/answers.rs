@@ -18,14 +18,27 @@
 //!      NotReady, Assigning exactly when the group epoch is ahead of the assignment epoch; Stable
 //!      only when every member is at the assignment epoch. A classic group is Empty exactly when it has no member, and Stable
 //!      only with a chosen protocol (`ClassicGroup`'s transitions). Describe answers come from
-//!      the admin client's calls (`GroupAdmin` faults, the swarm's admin probes).
+//!      the admin client's calls (`GroupAdmin` faults, the swarm's admin probes);
+//!    * a classic static member removed in the generation after one it received its assignment
+//!      in, while its session was certainly alive, and it sent no LeaveGroup: Kafka 4.4 keeps a
+//!      static member that has not rejoined when the join phase completes (KAFKA-8220: before the
+//!      fix, `onCompleteJoin` removed it like a dynamic one). The other ways a member leaves a
+//!      generation are ruled out by the harness's own evidence: the session, because a request
+//!      that re-arms it (a Heartbeat answered NONE or REBALANCE_IN_PROGRESS, a JoinGroup answered
+//!      NONE) reached the broker that then wrote the record, after it loaded the group, and was
+//!      sent less than a session timeout before the record was seen; the missing SyncGroup
+//!      (`expirePendingSync`), because it had received its assignment of the previous generation;
+//!      a replacement, because the instance id is gone from the record; an admin removal, because
+//!      the check stands down once an admin client sent a LeaveGroup.
 
 use members::observer::ClientKind;
 use protocol::ErrorCode;
 
-use super::{Invariant, Violation};
+use coordinator::records::classic::GroupMetadataValue;
+
+use super::{Checker, Invariant, Violation};
 use crate::event::DescribedGroupView;
-use crate::model::Model;
+use crate::model::{ClassicGroup, Model};
 
 fn violation(at_ms: i64, detail: String) -> Violation {
     Violation::new(Invariant::CoordinatorAnswers, at_ms, detail)
@@ -164,6 +177,140 @@ mod tests {
         StreamsGroupKey, StreamsGroupMemberMetadataValue, StreamsGroupMetadataValue,
         StreamsGroupTargetAssignmentMetadataValue, StreamsMemberKey,
     };
+
+    fn classic_value(generation: i32, members: &[(&str, &str)]) -> GroupMetadataValue {
+        use coordinator::records::classic::MemberMetadata;
+        GroupMetadataValue {
+            protocol_type: "consumer".into(),
+            generation,
+            protocol: Some("range".into()),
+            leader: members.first().map(|(m, _)| m.to_string()),
+            current_state_timestamp: 0,
+            members: members
+                .iter()
+                .map(|(m, i)| MemberMetadata {
+                    member_id: m.to_string(),
+                    group_instance_id: Some(i.to_string()),
+                    client_id: "c".into(),
+                    client_host: "/h".into(),
+                    rebalance_timeout: 5_000,
+                    session_timeout: 10_000,
+                    subscription: vec![],
+                    assignment: vec![],
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_static_member_dropped_within_its_session_fires() {
+        use coordinator::records::classic::GroupMetadataKey;
+        use members::observer::{ClientRef, EventKind as Ev};
+        use protocol::api::Api;
+        // Generation 1 on partition 0 (loaded by broker-1 at 1 s): M1 (instance i1) and M2 (i2).
+        // M1's heartbeat sent at 10 s was answered by broker-1, and it had its generation 1
+        // assignment; generation 2 drops it.
+        let setup = |answered_by: &str, synced: i32, leave: bool| {
+            let mut model = Model::default();
+            model.apply(
+                0,
+                0,
+                0,
+                &Record::GroupMetadata {
+                    key: GroupMetadataKey { group: "g".into() },
+                    value: Some(classic_value(1, &[("M1", "i1"), ("M2", "i2")])),
+                },
+                0,
+            );
+            let mut c = Checker::new();
+            c.on_cluster(
+                1_000,
+                "broker-1",
+                &coordinator::events::EventKind::CoordinatorLoaded {
+                    partition: 0,
+                    epoch: 1,
+                    records: 1,
+                },
+            );
+            let client = ClientRef {
+                kind: ClientKind::Consumer,
+                name: "p1/consumer-0".into(),
+                group_id: "g".into(),
+                instance_id: Some("i1".into()),
+                process_id: String::new(),
+            };
+            let mut events = vec![
+                Ev::OwnedPartitions {
+                    generation: synced,
+                    partitions: vec![],
+                },
+                Ev::RequestSent {
+                    broker: format!("{answered_by}:9092"),
+                    api: Api::Heartbeat,
+                    version: 4,
+                    correlation_id: 7,
+                },
+                Ev::ResponseReceived {
+                    broker: format!("{answered_by}:9092"),
+                    api: Api::Heartbeat,
+                    correlation_id: 7,
+                    error: None,
+                },
+            ];
+            if leave {
+                events.push(Ev::RequestSent {
+                    broker: "broker-1:9092".into(),
+                    api: Api::LeaveGroup,
+                    version: 4,
+                    correlation_id: 8,
+                });
+            }
+            for (seq, e) in events.iter().enumerate() {
+                c.on_client_parts(seq as u64, 10_000, "p1", &client, "M1", e, &mut model)
+                    .unwrap();
+            }
+            (model, c)
+        };
+        let dropped = classic_value(2, &[("M2", "i2")]);
+        let check = |model: &Model, c: &Checker, at: i64, v: &GroupMetadataValue| {
+            check_static_removals(at, "g", &model.classic["g"], v, c)
+        };
+        let (model, c) = setup("broker-1", 1, false);
+        let v = check(&model, &c, 15_000, &dropped).unwrap_err();
+        assert_eq!(v.invariant, Invariant::CoordinatorAnswers);
+        assert!(
+            v.detail
+                .contains("dropped static member i1 (M1, p1/consumer-0) from generation 2"),
+            "{}",
+            v.detail
+        );
+        assert!(v.detail.contains("alive until 20000 ms"), "{}", v.detail);
+        // After its session could have run out: droppable.
+        assert!(check(&model, &c, 20_000, &dropped).is_ok());
+        // Replaced under its instance id, or a later generation than the next: not judged.
+        assert!(
+            check(
+                &model,
+                &c,
+                15_000,
+                &classic_value(2, &[("M1b", "i1"), ("M2", "i2")])
+            )
+            .is_ok()
+        );
+        assert!(check(&model, &c, 15_000, &classic_value(3, &[("M2", "i2")])).is_ok());
+        // A renewal answered by another broker than the one that loaded the group, a member that
+        // never got its generation 1 assignment (a missing SyncGroup), or one that left: droppable.
+        let (model, c) = setup("broker-2", 1, false);
+        assert!(check(&model, &c, 15_000, &dropped).is_ok());
+        let (model, c) = setup("broker-1", 0, false);
+        assert!(check(&model, &c, 15_000, &dropped).is_ok());
+        let (model, c) = setup("broker-1", 1, true);
+        assert!(check(&model, &c, 15_000, &dropped).is_ok());
+        // An admin LeaveGroup stands the check down.
+        let (model, mut c) = setup("broker-1", 1, false);
+        c.admin_left = true;
+        assert!(check(&model, &c, 15_000, &dropped).is_ok());
+    }
 
     fn group_epoch(epoch: i32) -> Record {
         Record::StreamsGroupMetadata {
@@ -382,4 +529,81 @@ mod tests {
         error.error = "GROUP_ID_NOT_FOUND";
         assert!(check(&error).is_ok());
     }
+}
+
+/// A request that re-armed a classic member's session at the coordinator that answered it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRenewal {
+    pub member_id: String,
+    /// When it was sent: the coordinator handled it later, so the session ran at least a session
+    /// timeout from here.
+    pub sent_ms: i64,
+    /// The host of the broker that answered it.
+    pub broker: String,
+}
+
+/// A GroupMetadata record of `group` with `new` is about to replace `before` (the group's last
+/// committed state): a static member it drops must have been droppable (module docs).
+pub fn check_static_removals(
+    at_ms: i64,
+    group: &str,
+    before: &ClassicGroup,
+    new: &GroupMetadataValue,
+    checker: &Checker,
+) -> Result<(), Violation> {
+    if !before.exists || new.generation != before.generation + 1 || checker.admin_left {
+        return Ok(());
+    }
+    let writer = checker.coordinator_loaded_by.get(&before.partition);
+    let loaded_ms = checker.coordinator_loaded_ms.get(&before.partition);
+    for m in &before.members {
+        let Some(instance) = m.instance_id.as_deref() else {
+            continue;
+        };
+        if new
+            .members
+            .iter()
+            .any(|n| n.group_instance_id.as_deref() == Some(instance))
+        {
+            continue;
+        }
+        // The client that held the member id; several clients with the instance id (a duplicate)
+        // leave the question open.
+        let holders: Vec<(&String, &super::ClientState)> = checker
+            .clients
+            .iter()
+            .filter(|(_, c)| c.group == group && c.instance_id.as_deref() == Some(instance))
+            .collect();
+        let [(name, c)] = holders[..] else {
+            continue;
+        };
+        let Some(renewal) = c.session_renewed.as_ref() else {
+            continue;
+        };
+        let alive_until = renewal.sent_ms + i64::from(m.session_timeout_ms);
+        let renewed_by_writer = writer == Some(&renewal.broker)
+            && loaded_ms.is_some_and(|loaded| renewal.sent_ms >= *loaded);
+        if renewal.member_id == m.member_id
+            && renewed_by_writer
+            && c.synced.as_ref() == Some(&(m.member_id.clone(), before.generation))
+            && !c.left.contains(&m.member_id)
+            && at_ms < alive_until
+        {
+            return Err(violation(
+                at_ms,
+                format!(
+                    "classic group {group} dropped static member {instance} ({}, {name}) from \
+                     generation {}: it had its generation {} assignment, sent no LeaveGroup, and \
+                     its session at {} was re-armed by a request sent at {} ms, alive until {} ms",
+                    m.member_id,
+                    new.generation,
+                    before.generation,
+                    renewal.broker,
+                    renewal.sent_ms,
+                    alive_until
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -145,6 +145,15 @@ pub struct ClientState {
     /// Classic: the client died of FENCED_INSTANCE_ID with the mark of Kafka's static-member
     /// fencing after a coordinator move ([`convergence::CLASSIC_STATIC_MEMBER_FENCED_AFTER_MOVE`]).
     pub fenced_after_coordinator_move: bool,
+    /// Classic: group requests in flight, by correlation id: (api, when sent).
+    pub in_flight: BTreeMap<i32, (Api, i64)>,
+    /// Classic: the last request that re-armed the member's session at the coordinator for sure
+    /// (a Heartbeat answered NONE or REBALANCE_IN_PROGRESS, a JoinGroup answered NONE).
+    pub session_renewed: Option<answers::SessionRenewal>,
+    /// Classic: (member id, generation) of the last assignment it received (SyncGroup).
+    pub synced: Option<(String, i32)>,
+    /// Classic: member ids it sent a LeaveGroup for.
+    pub left: BTreeSet<String>,
 }
 
 /// The per-event checks and the state they need.
@@ -156,6 +165,10 @@ pub struct Checker {
     pub epochs: epochs::ClusterEpochs,
     /// When each `__consumer_offsets` partition was last loaded by a coordinator (simulated ms).
     pub coordinator_loaded_ms: BTreeMap<i32, i64>,
+    /// The broker host that last loaded each `__consumer_offsets` partition.
+    pub coordinator_loaded_by: BTreeMap<i32, String>,
+    /// Whether an admin client ever sent a LeaveGroup (static members removed by instance id).
+    pub admin_left: bool,
 }
 
 impl Checker {
@@ -196,6 +209,15 @@ impl Checker {
         model: &mut Model,
     ) -> Result<(), Violation> {
         if client.kind == ClientKind::Admin || client.kind == ClientKind::Raw {
+            if matches!(
+                kind,
+                ClientEvent::RequestSent {
+                    api: Api::LeaveGroup,
+                    ..
+                }
+            ) {
+                self.admin_left = true;
+            }
             return Ok(());
         }
         let state = self
@@ -223,6 +245,10 @@ impl Checker {
                 last_join_broker: None,
                 epoch_broker: None,
                 fenced_after_coordinator_move: false,
+                in_flight: BTreeMap::new(),
+                session_renewed: None,
+                synced: None,
+                left: BTreeSet::new(),
             });
         if state.stopped && !matches!(kind, ClientEvent::Stopped { .. }) {
             // A new incarnation of a restarted process (same client name).
@@ -239,6 +265,7 @@ impl Checker {
             state.last_join_broker = None;
             state.epoch_broker = None;
             state.fenced_after_coordinator_move = false;
+            state.in_flight.clear();
         }
         if state.member_id != member_id && !member_id.is_empty() {
             // A new member id comes from the answer to the JoinGroup in flight.
@@ -259,6 +286,59 @@ impl Checker {
                         .map_or(-1, |g| g.generation);
                     state.id_generation_uncommitted = Some(*epoch > committed);
                 }
+            }
+            ClientEvent::RequestSent {
+                api,
+                correlation_id,
+                ..
+            } if client.kind == ClientKind::Consumer
+                && matches!(api, Api::Heartbeat | Api::JoinGroup | Api::LeaveGroup) =>
+            {
+                state.in_flight.insert(*correlation_id, (*api, at_ms));
+                if *api == Api::LeaveGroup {
+                    state.left.insert(state.member_id.clone());
+                }
+                if *api == Api::JoinGroup {
+                    state.last_join_sent_ms = Some(at_ms);
+                }
+            }
+            ClientEvent::ResponseReceived {
+                broker,
+                correlation_id,
+                error,
+                ..
+            } if client.kind == ClientKind::Consumer
+                && state.in_flight.contains_key(correlation_id) =>
+            {
+                let Some((api, sent_ms)) = state.in_flight.remove(correlation_id) else {
+                    unreachable!("checked by the guard")
+                };
+                let renews = match api {
+                    Api::Heartbeat => matches!(
+                        error,
+                        None | Some(ErrorCode::None | ErrorCode::RebalanceInProgress)
+                    ),
+                    Api::JoinGroup => matches!(error, None | Some(ErrorCode::None)),
+                    _ => false,
+                };
+                if renews {
+                    state.session_renewed = Some(answers::SessionRenewal {
+                        member_id: member_id.to_string(),
+                        sent_ms,
+                        broker: broker.split(':').next().unwrap_or_default().to_string(),
+                    });
+                }
+                if api == Api::JoinGroup {
+                    state.last_join_broker = Some(broker.clone());
+                }
+            }
+            ClientEvent::RequestFailed { correlation_id, .. }
+                if client.kind == ClientKind::Consumer =>
+            {
+                state.in_flight.remove(correlation_id);
+            }
+            ClientEvent::OwnedPartitions { generation, .. } => {
+                state.synced = Some((member_id.to_string(), *generation));
             }
             ClientEvent::EpochChanged { to, .. } => state.epoch = *to,
             ClientEvent::RequestSent { api, .. } if *api == Api::OffsetFetch => {
@@ -435,9 +515,11 @@ impl Checker {
 
     /// A client stopped (or its host died): it owns nothing any more.
     /// A cluster event the checks keep track of (coordinator loads).
-    pub fn on_cluster(&mut self, at_ms: i64, event: &coordinator::events::EventKind) {
+    pub fn on_cluster(&mut self, at_ms: i64, host: &str, event: &coordinator::events::EventKind) {
         if let coordinator::events::EventKind::CoordinatorLoaded { partition, .. } = event {
             self.coordinator_loaded_ms.insert(*partition, at_ms);
+            self.coordinator_loaded_by
+                .insert(*partition, host.to_string());
         }
     }
 
