@@ -1,4 +1,4 @@
-use indexmap::IndexMap;
+use crate::FastIndexMap;
 #[cfg(feature = "regex")]
 use regex::Regex;
 use std::io;
@@ -13,7 +13,7 @@ use crate::ip::IpVersionAddrIter;
 /// Ipv6 simulations use the link local subnet fe80:::/64
 pub struct Dns {
     addrs: IpVersionAddrIter,
-    names: IndexMap<String, IpAddr>,
+    names: FastIndexMap<String, IpAddr>,
 }
 
 /// Converts or resolves to an [`IpAddr`].
@@ -38,7 +38,7 @@ impl Dns {
     pub(crate) fn new(addrs: IpVersionAddrIter) -> Dns {
         Dns {
             addrs,
-            names: IndexMap::new(),
+            names: FastIndexMap::default(),
         }
     }
 

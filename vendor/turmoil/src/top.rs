@@ -3,7 +3,7 @@ use crate::host::Host;
 use crate::rt::Rt;
 use crate::{config, TRACING_TARGET};
 
-use indexmap::IndexMap;
+use crate::FastIndexMap;
 use rand::{Rng, RngCore};
 use rand_distr::{Distribution, Exp};
 use std::collections::VecDeque;
@@ -17,12 +17,12 @@ pub(crate) struct Topology {
     config: config::Link,
 
     /// Specific configuration overrides between specific hosts.
-    links: IndexMap<Pair, Link>,
+    links: FastIndexMap<Pair, Link>,
 
     /// regroup patch: for each host, the indexes in `links` of the links it is
     /// an end of, ascending (links are only ever added). Delivery to a host
     /// visits these instead of scanning every link of the network.
-    links_of: IndexMap<IpAddr, Vec<usize>>,
+    links_of: FastIndexMap<IpAddr, Vec<usize>>,
 
     /// We don't use a Rt for async. Right now, we just use it to tick time
     /// forward in the same way we do it elsewhere. We'd like to represent
@@ -155,7 +155,7 @@ struct Link {
     sent: VecDeque<Sent>,
 
     /// Messages that are ready to be delivered.
-    deliverable: IndexMap<IpAddr, VecDeque<Envelope>>,
+    deliverable: FastIndexMap<IpAddr, VecDeque<Envelope>>,
 
     /// regroup patch: how many messages `deliverable` holds, so delivery can
     /// skip an empty link without hashing the destination.
@@ -185,8 +185,8 @@ impl Topology {
     pub(crate) fn new(config: config::Link) -> Topology {
         Topology {
             config,
-            links: IndexMap::new(),
-            links_of: IndexMap::new(),
+            links: FastIndexMap::default(),
+            links_of: FastIndexMap::default(),
             rt: Rt::no_software(),
         }
     }
@@ -389,7 +389,7 @@ impl Link {
             state_b_a: State::Healthy,
             config: config::Link::default(),
             sent: VecDeque::new(),
-            deliverable: IndexMap::new(),
+            deliverable: FastIndexMap::default(),
             ready: 0,
             now,
         }
