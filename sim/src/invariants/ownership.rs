@@ -13,7 +13,7 @@
 //! Or the newcomer itself is a zombie (classic): the committed state had it as a member of the
 //! generation it now owns and has since replaced it within that generation (a static member's
 //! instance id taken over by another process). Kafka answered its SyncGroup while it was a member
-//! (`GroupMetadataManager.classicGroupSyncGroup` hands out the stored assignment), the answer was
+//! (Kafka's `classicGroupSyncGroup` hands out the stored assignment), the answer was
 //! still in flight when `updateStaticMemberThenRebalance` replaced it and wrote the new member
 //! id, and the answer arrives all the same; the zombie's commits are refused (FENCED_INSTANCE_ID,
 //! judged by `fenced-commit-rejected`), so it cannot take the partition from the true owner.
