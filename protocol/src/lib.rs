@@ -10,6 +10,7 @@
 //! * [`error::ErrorCode`]: Kafka 4.4's error codes; [`error`] also holds this crate's errors.
 
 pub mod api;
+mod body_memo;
 pub mod error;
 pub mod frame;
 pub mod json;

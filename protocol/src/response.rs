@@ -241,21 +241,19 @@ pub fn api_versions_unsupported_response() -> Response {
     )
 }
 
-/// The memo of decoded large response bodies ([`Response::decode`]): a direct-mapped table
-/// indexed by the body's XXH3 hash; a slot's body is compared in full before its response is
-/// used, so a hash collision only costs a decode.
+/// The memo of decoded large response bodies ([`Response::decode`], [`crate::body_memo`]): the
+/// response and the bytes its decode used, by the body's bytes.
 mod decoded {
     use std::cell::RefCell;
 
-    use bytes::Bytes;
-
     use super::Response;
     use crate::api::Api;
+    use crate::body_memo::{BodyMemo, body_hash};
 
     /// Smaller bodies are decoded every time (they decode about as fast as they are looked up).
     pub(super) const MIN_BODY: usize = 1024;
     const SLOTS: usize = 16;
-    /// The body bytes all slots may hold together; a body that would pass it is not remembered.
+    /// The body bytes all slots may hold together.
     const MAX_TOTAL: usize = 8 << 20;
 
     #[derive(Clone, Copy, PartialEq, Eq)]
@@ -270,58 +268,23 @@ mod decoded {
             Key {
                 api,
                 version,
-                hash: xxhash_rust::xxh3::xxh3_64(body),
+                hash: body_hash(body),
             }
         }
-
-        fn slot(&self) -> usize {
-            self.hash as usize % SLOTS
-        }
-    }
-
-    struct Entry {
-        key: Key,
-        body: Bytes,
-        /// The bytes the decode used (anything after them is trailing).
-        used: usize,
-        response: Response,
-    }
-
-    struct Memo {
-        slots: Vec<Option<Entry>>,
-        total: usize,
     }
 
     thread_local! {
-        static MEMO: RefCell<Memo> = RefCell::new(Memo {
-            slots: (0..SLOTS).map(|_| None).collect(),
-            total: 0,
-        });
+        static MEMO: RefCell<BodyMemo<Key, (Response, usize)>> =
+            RefCell::new(BodyMemo::new(SLOTS, MAX_TOTAL));
     }
 
+    /// The response and the bytes its decode used (anything after them is trailing).
     pub(super) fn get(key: &Key, body: &[u8]) -> Option<(Response, usize)> {
-        MEMO.with_borrow(|m| match &m.slots[key.slot()] {
-            Some(e) if e.key == *key && e.body[..] == *body => Some((e.response.clone(), e.used)),
-            _ => None,
-        })
+        MEMO.with_borrow(|m| m.get(key.hash, key, body))
     }
 
-    pub(super) fn put(key: Key, body: &Bytes, used: usize, response: &Response) {
-        MEMO.with_borrow_mut(|m| {
-            let slot = key.slot();
-            let old = m.slots[slot].as_ref().map_or(0, |e| e.body.len());
-            if m.total - old + body.len() > MAX_TOTAL {
-                return;
-            }
-            m.total = m.total - old + body.len();
-            // A copy of the bytes, not a view that would keep the whole frame's buffer alive.
-            m.slots[slot] = Some(Entry {
-                key,
-                body: Bytes::copy_from_slice(body),
-                used,
-                response: response.clone(),
-            });
-        })
+    pub(super) fn put(key: Key, body: &[u8], used: usize, response: &Response) {
+        MEMO.with_borrow_mut(|m| m.put(key.hash, key, body, (response.clone(), used)))
     }
 }
 

@@ -669,6 +669,19 @@ mod tests {
     use crate::seed::rng;
     use crate::spec::StreamsAppSpec;
 
+    /// Seed `seed`'s options and schedule for `spec` under `config`, and the spec they apply to.
+    fn drawn(
+        config: &SwarmConfig,
+        seed: u64,
+        mut spec: ClusterSpec,
+    ) -> (SwarmOptions, FaultSchedule, ClusterSpec) {
+        let mut r = rng(seed, "swarm");
+        let mut o = SwarmOptions::draw(config, &spec, &mut r);
+        o.apply(&mut spec);
+        let s = o.schedule(&spec, &mut r);
+        (o, s, spec)
+    }
+
     fn spec() -> ClusterSpec {
         ClusterSpec::default()
             .with_topic("in", 4)
@@ -687,11 +700,7 @@ mod tests {
             ..SwarmConfig::default()
         };
         let draw = |seed| {
-            let mut r = rng(seed, "swarm");
-            let mut spec = spec();
-            let mut o = SwarmOptions::draw(&config, &spec, &mut r);
-            o.apply(&mut spec);
-            let s = o.schedule(&spec, &mut r);
+            let (o, s, _) = drawn(&config, seed, spec());
             (o, s)
         };
         assert_eq!(draw(7), draw(7));
@@ -717,11 +726,7 @@ mod tests {
             ..SwarmConfig::default()
         };
         let draw = |config: &SwarmConfig, seed| {
-            let mut r = rng(seed, "swarm");
-            let mut spec = spec();
-            let mut o = SwarmOptions::draw(config, &spec, &mut r);
-            o.apply(&mut spec);
-            let s = o.schedule(&spec, &mut r);
+            let (o, s, _) = drawn(config, seed, spec());
             (o, s)
         };
         let mut drawn = 0;
@@ -869,11 +874,7 @@ mod tests {
             ..SwarmConfig::default()
         };
         let draw = |config: &SwarmConfig, seed| {
-            let mut r = rng(seed, "swarm");
-            let mut spec = spec();
-            let mut o = SwarmOptions::draw(config, &spec, &mut r);
-            o.apply(&mut spec);
-            let s = o.schedule(&spec, &mut r);
+            let (o, s, spec) = drawn(config, seed, spec());
             (o, s, spec.streams_apps[0].commit_interval_ms)
         };
         let mut short = 0;
@@ -912,14 +913,7 @@ mod tests {
             streams_size_limit: false,
             ..config.clone()
         };
-        let draw = |config: &SwarmConfig, seed| {
-            let mut r = rng(seed, "swarm");
-            let mut spec = spec();
-            let mut o = SwarmOptions::draw(config, &spec, &mut r);
-            o.apply(&mut spec);
-            let s = o.schedule(&spec, &mut r);
-            (o, s, spec)
-        };
+        let draw = |config: &SwarmConfig, seed| drawn(config, seed, spec());
         let mut limited = 0;
         for seed in 0..60 {
             let (a, sa, spec_a) = draw(&without, seed);
@@ -976,14 +970,7 @@ mod tests {
                 .collect(),
             ..config.clone()
         };
-        let draw = |config: &SwarmConfig, seed| {
-            let mut r = rng(seed, "swarm");
-            let mut spec = classic();
-            let mut o = SwarmOptions::draw(config, &spec, &mut r);
-            o.apply(&mut spec);
-            let s = o.schedule(&spec, &mut r);
-            (o, s, spec)
-        };
+        let draw = |config: &SwarmConfig, seed| drawn(config, seed, classic());
         let mut duplicated = 0;
         for seed in 0..24 {
             let (_, sa, _) = draw(&without, seed);
@@ -1046,14 +1033,7 @@ mod tests {
             rebalance_timeout_ms: None,
             ..SwarmConfig::default()
         };
-        let draw = |config: &SwarmConfig, seed, spec: ClusterSpec| {
-            let mut r = rng(seed, "swarm");
-            let mut spec = spec;
-            let mut o = SwarmOptions::draw(config, &spec, &mut r);
-            o.apply(&mut spec);
-            let s = o.schedule(&spec, &mut r);
-            (o, s, spec)
-        };
+        let draw = drawn;
         let mut short = 0;
         for seed in 0..30 {
             let (a, sa, spec_a) = draw(&without, seed, classic());

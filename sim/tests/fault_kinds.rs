@@ -257,26 +257,14 @@ fn an_epilogue_fault_waits_for_the_groups_to_converge_after_the_heal() {
     let windows = schedule.windows.clone();
     let outcome = run_with(spec, windows);
     let log = &outcome.log;
-    let converged: Vec<i64> = log
-        .iter()
-        .filter(|e| {
-            matches!(
-                &e.kind,
-                SimEventKind::Harness(HarnessEvent::Converged { .. })
-            )
-        })
-        .map(|e| e.at_ms)
-        .collect();
-    let liveness: Vec<i64> = log
-        .iter()
-        .filter(|e| {
-            matches!(
-                &e.kind,
-                SimEventKind::Harness(HarnessEvent::LivenessPhase { .. })
-            )
-        })
-        .map(|e| e.at_ms)
-        .collect();
+    let times = |pred: fn(&HarnessEvent) -> bool| -> Vec<i64> {
+        log.iter()
+            .filter(|e| matches!(&e.kind, SimEventKind::Harness(h) if pred(h)))
+            .map(|e| e.at_ms)
+            .collect()
+    };
+    let converged = times(|h| matches!(h, HarnessEvent::Converged { .. }));
+    let liveness = times(|h| matches!(h, HarnessEvent::LivenessPhase { .. }));
     let asked = log
         .iter()
         .find(|e| {

@@ -291,17 +291,18 @@ pub fn validate_walk(
     walk::validate_body(schema, version, body)
 }
 
-/// The memo of validated bodies: a direct-mapped table indexed by the body's XXH3 hash, each slot
-/// holding one body (compared in full on a hit, so a hash collision only costs a walk).
+/// The memo of validated bodies ([`crate::body_memo`]): the bytes a body of this message and
+/// version uses, by its bytes.
 mod memo {
     use std::cell::RefCell;
 
     use super::{Direction, MessageSchema};
+    use crate::body_memo::{BodyMemo, body_hash};
 
     const SLOTS: usize = 1024;
     /// Larger bodies are always walked.
     pub(super) const MAX_BODY: usize = 1 << 20;
-    /// The bytes all slots may hold together; a body that would pass it is not remembered.
+    /// The bytes all slots may hold together.
     const MAX_TOTAL: usize = 16 << 20;
 
     #[derive(Clone, Copy, PartialEq, Eq)]
@@ -318,54 +319,25 @@ mod memo {
                 api: schema.api as u16,
                 direction: schema.direction,
                 version,
-                hash: xxhash_rust::xxh3::xxh3_64(body),
+                hash: body_hash(body),
             }
         }
 
-        fn slot(&self) -> usize {
-            (self.hash ^ (u64::from(self.api) << 1) ^ self.version as u64) as usize % SLOTS
+        fn slot(&self) -> u64 {
+            self.hash ^ (u64::from(self.api) << 1) ^ self.version as u64
         }
-    }
-
-    struct Entry {
-        key: Key,
-        body: Box<[u8]>,
-        consumed: usize,
-    }
-
-    struct Memo {
-        slots: Vec<Option<Entry>>,
-        total: usize,
     }
 
     thread_local! {
-        static MEMO: RefCell<Memo> = RefCell::new(Memo {
-            slots: (0..SLOTS).map(|_| None).collect(),
-            total: 0,
-        });
+        static MEMO: RefCell<BodyMemo<Key, usize>> = RefCell::new(BodyMemo::new(SLOTS, MAX_TOTAL));
     }
 
     pub(super) fn get(key: &Key, body: &[u8]) -> Option<usize> {
-        MEMO.with_borrow(|m| match &m.slots[key.slot()] {
-            Some(e) if e.key == *key && *e.body == *body => Some(e.consumed),
-            _ => None,
-        })
+        MEMO.with_borrow(|m| m.get(key.slot(), key, body))
     }
 
     pub(super) fn put(key: Key, body: &[u8], consumed: usize) {
-        MEMO.with_borrow_mut(|m| {
-            let slot = key.slot();
-            let old = m.slots[slot].as_ref().map_or(0, |e| e.body.len());
-            if m.total - old + body.len() > MAX_TOTAL {
-                return;
-            }
-            m.total = m.total - old + body.len();
-            m.slots[slot] = Some(Entry {
-                key,
-                body: body.into(),
-                consumed,
-            });
-        })
+        MEMO.with_borrow_mut(|m| m.put(key.slot(), key, body, consumed))
     }
 }
 

@@ -35,6 +35,8 @@ use members::observer::ClientKind;
 use protocol::ErrorCode;
 
 use coordinator::records::classic::GroupMetadataValue;
+use members::observer::EventKind as ClientEvent;
+use protocol::api::Api;
 
 use super::{Checker, Invariant, Violation};
 use crate::event::DescribedGroupView;
@@ -540,6 +542,56 @@ pub struct SessionRenewal {
     pub sent_ms: i64,
     /// The host of the broker that answered it.
     pub broker: String,
+}
+
+/// What a classic consumer's event tells about its session at the coordinator, for
+/// [`check_static_removals`]: the requests in flight that re-arm or end it, the last that re-armed
+/// it for sure, the member ids it left with, and its last assignment.
+pub fn track_session(state: &mut super::ClientState, kind: &ClientEvent, at_ms: i64) {
+    match kind {
+        ClientEvent::RequestSent {
+            api: api @ (Api::Heartbeat | Api::JoinGroup | Api::LeaveGroup),
+            correlation_id,
+            ..
+        } => {
+            state.in_flight.insert(*correlation_id, (*api, at_ms));
+            if *api == Api::LeaveGroup {
+                state.left.insert(state.member_id.clone());
+            }
+        }
+        ClientEvent::ResponseReceived {
+            broker,
+            correlation_id,
+            error,
+            ..
+        } => {
+            let renews = match state.in_flight.remove(correlation_id) {
+                Some((Api::Heartbeat, sent_ms)) => matches!(
+                    error,
+                    None | Some(ErrorCode::None | ErrorCode::RebalanceInProgress)
+                )
+                .then_some(sent_ms),
+                Some((Api::JoinGroup, sent_ms)) => {
+                    matches!(error, None | Some(ErrorCode::None)).then_some(sent_ms)
+                }
+                _ => None,
+            };
+            if let Some(sent_ms) = renews {
+                state.session_renewed = Some(SessionRenewal {
+                    member_id: state.member_id.clone(),
+                    sent_ms,
+                    broker: broker.split(':').next().unwrap_or_default().to_string(),
+                });
+            }
+        }
+        ClientEvent::RequestFailed { correlation_id, .. } => {
+            state.in_flight.remove(correlation_id);
+        }
+        ClientEvent::OwnedPartitions { generation, .. } => {
+            state.synced = Some((state.member_id.clone(), *generation));
+        }
+        _ => {}
+    }
 }
 
 /// A GroupMetadata record of `group` with `new` is about to replace `before` (the group's last

@@ -273,6 +273,9 @@ impl Checker {
             state.id_generation_uncommitted = None;
         }
         state.member_id = member_id.to_string();
+        if client.kind == ClientKind::Consumer {
+            answers::track_session(state, kind, at_ms);
+        }
         match kind {
             ClientEvent::StateChanged { to, .. } => state.state = to,
             ClientEvent::Joined { epoch } => {
@@ -286,59 +289,6 @@ impl Checker {
                         .map_or(-1, |g| g.generation);
                     state.id_generation_uncommitted = Some(*epoch > committed);
                 }
-            }
-            ClientEvent::RequestSent {
-                api,
-                correlation_id,
-                ..
-            } if client.kind == ClientKind::Consumer
-                && matches!(api, Api::Heartbeat | Api::JoinGroup | Api::LeaveGroup) =>
-            {
-                state.in_flight.insert(*correlation_id, (*api, at_ms));
-                if *api == Api::LeaveGroup {
-                    state.left.insert(state.member_id.clone());
-                }
-                if *api == Api::JoinGroup {
-                    state.last_join_sent_ms = Some(at_ms);
-                }
-            }
-            ClientEvent::ResponseReceived {
-                broker,
-                correlation_id,
-                error,
-                ..
-            } if client.kind == ClientKind::Consumer
-                && state.in_flight.contains_key(correlation_id) =>
-            {
-                let Some((api, sent_ms)) = state.in_flight.remove(correlation_id) else {
-                    unreachable!("checked by the guard")
-                };
-                let renews = match api {
-                    Api::Heartbeat => matches!(
-                        error,
-                        None | Some(ErrorCode::None | ErrorCode::RebalanceInProgress)
-                    ),
-                    Api::JoinGroup => matches!(error, None | Some(ErrorCode::None)),
-                    _ => false,
-                };
-                if renews {
-                    state.session_renewed = Some(answers::SessionRenewal {
-                        member_id: member_id.to_string(),
-                        sent_ms,
-                        broker: broker.split(':').next().unwrap_or_default().to_string(),
-                    });
-                }
-                if api == Api::JoinGroup {
-                    state.last_join_broker = Some(broker.clone());
-                }
-            }
-            ClientEvent::RequestFailed { correlation_id, .. }
-                if client.kind == ClientKind::Consumer =>
-            {
-                state.in_flight.remove(correlation_id);
-            }
-            ClientEvent::OwnedPartitions { generation, .. } => {
-                state.synced = Some((member_id.to_string(), *generation));
             }
             ClientEvent::EpochChanged { to, .. } => state.epoch = *to,
             ClientEvent::RequestSent { api, .. } if *api == Api::OffsetFetch => {

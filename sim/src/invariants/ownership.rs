@@ -226,6 +226,28 @@ mod tests {
         }
     }
 
+    /// Consumer `name` (on host `h<n>` for `c<n>`) reports owning partition t-0 of `generation` as
+    /// member `member`, at log position `seq` (time `seq + 4`).
+    fn owns_partition_0(
+        c: &mut Checker,
+        model: &mut Model,
+        seq: u64,
+        name: &str,
+        member: &str,
+        generation: i32,
+    ) -> Result<(), Violation> {
+        let host = name.replace('c', "h");
+        c.on_client_parts(
+            seq,
+            seq as i64 + 4,
+            &host,
+            &consumer(name),
+            member,
+            &partitions(generation, &[0]),
+            model,
+        )
+    }
+
     #[test]
     fn a_classic_member_replaced_within_its_generation_acquires_as_a_zombie() {
         // Generation 3 committed with A and B; A's instance taken over by A2 in the same
@@ -235,38 +257,10 @@ mod tests {
         model.apply(0, 0, 0, &classic_record(3, &["A", "B"]), 0);
         model.apply(0, 1, 1, &classic_record(3, &["A2", "B"]), 0);
         let mut c = Checker::new();
-        c.on_client_parts(
-            1,
-            5,
-            "h2",
-            &consumer("c2"),
-            "A2",
-            &partitions(3, &[0]),
-            &mut model,
-        )
-        .unwrap();
-        c.on_client_parts(
-            2,
-            6,
-            "h1",
-            &consumer("c1"),
-            "A",
-            &partitions(3, &[0]),
-            &mut model,
-        )
-        .unwrap();
+        owns_partition_0(&mut c, &mut model, 1, "c2", "A2", 3).unwrap();
+        owns_partition_0(&mut c, &mut model, 2, "c1", "A", 3).unwrap();
         // A member id the committed generation never had gets no such pass.
-        let v = c
-            .on_client_parts(
-                3,
-                7,
-                "h3",
-                &consumer("c3"),
-                "X",
-                &partitions(3, &[0]),
-                &mut model,
-            )
-            .unwrap_err();
+        let v = owns_partition_0(&mut c, &mut model, 3, "c3", "X", 3).unwrap_err();
         assert_eq!(v.invariant, Invariant::ExclusiveActiveOwnership);
         assert!(v.detail.contains("became active on c3"), "{}", v.detail);
         // Nor does a member of an earlier generation that owns the current one's partitions.
@@ -274,27 +268,8 @@ mod tests {
         model.apply(0, 0, 0, &classic_record(2, &["A", "B"]), 0);
         model.apply(0, 1, 1, &classic_record(3, &["A2", "B"]), 0);
         let mut c = Checker::new();
-        c.on_client_parts(
-            1,
-            5,
-            "h2",
-            &consumer("c2"),
-            "A2",
-            &partitions(3, &[0]),
-            &mut model,
-        )
-        .unwrap();
-        let v = c
-            .on_client_parts(
-                2,
-                6,
-                "h1",
-                &consumer("c1"),
-                "A",
-                &partitions(3, &[0]),
-                &mut model,
-            )
-            .unwrap_err();
+        owns_partition_0(&mut c, &mut model, 1, "c2", "A2", 3).unwrap();
+        let v = owns_partition_0(&mut c, &mut model, 2, "c1", "A", 3).unwrap_err();
         assert_eq!(v.invariant, Invariant::ExclusiveActiveOwnership);
     }
 
@@ -303,27 +278,8 @@ mod tests {
         let mut model = Model::default();
         model.apply(0, 0, 0, &classic_record(3, &["A", "B"]), 0);
         let mut c = Checker::new();
-        c.on_client_parts(
-            1,
-            5,
-            "h1",
-            &consumer("c1"),
-            "A",
-            &partitions(3, &[0]),
-            &mut model,
-        )
-        .unwrap();
-        let v = c
-            .on_client_parts(
-                2,
-                6,
-                "h2",
-                &consumer("c2"),
-                "B",
-                &partitions(3, &[0]),
-                &mut model,
-            )
-            .unwrap_err();
+        owns_partition_0(&mut c, &mut model, 1, "c1", "A", 3).unwrap();
+        let v = owns_partition_0(&mut c, &mut model, 2, "c2", "B", 3).unwrap_err();
         assert_eq!(v.invariant, Invariant::ExclusiveActiveOwnership);
         assert!(v.detail.contains("current generation 3"), "{}", v.detail);
 
@@ -331,26 +287,8 @@ mod tests {
         let mut model = Model::default();
         model.apply(0, 0, 0, &classic_record(3, &["A", "B"]), 0);
         let mut c = Checker::new();
-        c.on_client_parts(
-            1,
-            5,
-            "h1",
-            &consumer("c1"),
-            "A",
-            &partitions(3, &[0]),
-            &mut model,
-        )
-        .unwrap();
+        owns_partition_0(&mut c, &mut model, 1, "c1", "A", 3).unwrap();
         model.apply(0, 1, 1, &classic_record(4, &["A", "B"]), 0);
-        c.on_client_parts(
-            2,
-            6,
-            "h2",
-            &consumer("c2"),
-            "B",
-            &partitions(4, &[0]),
-            &mut model,
-        )
-        .unwrap();
+        owns_partition_0(&mut c, &mut model, 2, "c2", "B", 4).unwrap();
     }
 }
