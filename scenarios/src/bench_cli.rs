@@ -167,6 +167,8 @@ pub fn run(args: &BenchArgs) -> i32 {
 }
 
 fn run_sim(args: &SimBenchArgs) -> i32 {
+    // RUST_LOG works here as in `regroup run`: a failing bench run is debugged from its log.
+    sim::logging::init();
     let layouts = if args.layouts.is_empty() {
         vec!["2x10".to_string(), "20x10".into(), "20x100".into()]
     } else {

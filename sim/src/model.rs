@@ -211,6 +211,8 @@ pub struct CommitWrite {
     pub offsets: Vec<(String, i32, i64)>,
     /// Matched to a client's CommitAccepted already.
     pub claimed: bool,
+    /// When the harness saw it committed (simulated ms).
+    pub seen_ms: i64,
 }
 
 /// A committed offset's history: (simulated ms the harness saw it committed, value; None =
@@ -227,8 +229,15 @@ pub struct Model {
     pub commits: BTreeMap<String, VecDeque<CommitWrite>>,
 }
 
-/// Commit writes kept per group for matching client acknowledgements.
-const COMMIT_WRITES: usize = 4096;
+/// How long an unclaimed commit write is kept for matching a client's acknowledgement (simulated
+/// ms). A client sees a commit acknowledged within its request timeout of sending it (Kafka's
+/// default `request.timeout.ms` is 30 s; no simulated client waits longer), and the write was
+/// committed after it was sent, so a write seen committed longer ago than this can no longer be
+/// claimed. The bound is time, not a count: a count (it was 4,096 writes) is exceeded when many
+/// writes commit at once, as when 10,000 members' commits wait out a stalled ISR change and the
+/// high watermark then passes all of them, and the harness then forgot writes whose
+/// acknowledgements were still on their way (a false offsets-durable violation).
+const COMMIT_WRITE_HORIZON_MS: i64 = 10 * 60 * 1000;
 
 pub fn tasks(list: &[TaskIds]) -> BTreeSet<Task> {
     list.iter()
@@ -337,8 +346,11 @@ impl Model {
                                 batch,
                                 offsets: vec![entry],
                                 claimed: false,
+                                seen_ms: now_ms,
                             });
-                            while writes.len() > COMMIT_WRITES {
+                            while writes.front().is_some_and(|w| {
+                                w.claimed || w.seen_ms < now_ms - COMMIT_WRITE_HORIZON_MS
+                            }) {
                                 writes.pop_front();
                             }
                         }

@@ -155,6 +155,43 @@ mod tests {
     }
 
     #[test]
+    fn writes_committed_together_stay_claimable_until_the_horizon() {
+        // 10,000 members' commits waiting on one stalled ISR change commit together: the
+        // earliest stays claimable however many follow it (a 4,096-write window forgot it).
+        let mut model = Model::default();
+        for i in 0..6_000 {
+            model.apply(0, i, i, &commit(i), 1_000);
+        }
+        let mut c = Checker::new();
+        c.on_client_parts(1, 1_050, "h", &consumer(), "", &ev_commit(0), &mut model)
+            .unwrap();
+        // Past the horizon, a write nobody claimed is gone: its acknowledgement can no longer
+        // arrive (a client gives up on a request after its request timeout).
+        model.apply(0, 6_000, 6_000, &commit(7_777), 1_000 + 10 * 60 * 1000 + 1);
+        let v = c
+            .on_client_parts(2, 700_000, "h", &consumer(), "", &ev_commit(1), &mut model)
+            .unwrap_err();
+        assert_eq!(v.invariant, Invariant::OffsetsDurable);
+        c.on_client_parts(
+            3,
+            700_001,
+            "h",
+            &consumer(),
+            "",
+            &ev_commit(7_777),
+            &mut model,
+        )
+        .unwrap();
+    }
+
+    fn ev_commit(o: i64) -> EventKind {
+        EventKind::CommitAccepted {
+            epoch: -1,
+            offsets: vec![(TopicPartition::new("t", 0), o)],
+        }
+    }
+
+    #[test]
     fn a_rolled_back_offset_fires() {
         let mut model = Model::default();
         model.apply(0, 0, 0, &commit(5), 10);
