@@ -288,3 +288,57 @@ fn an_epilogue_fault_waits_for_the_groups_to_converge_after_the_heal() {
         .expect("the group exists");
     assert!(app.members.is_empty(), "{:?}", app.members);
 }
+
+#[test]
+fn a_restarted_broker_publishes_no_metadata_before_it_caught_up() {
+    // 25,000 partitions put the metadata log past two fetches (10,000 records each). The
+    // restarted broker must publish the log's end in one step (Kafka's MetadataLoader waits for
+    // the high watermark): publishing the first 10,000 records would make it act on an old
+    // cluster state (the 10,000-member bench's seed 2 lost committed offsets that way).
+    let spec = ClusterSpec::default()
+        .with_topic("wide", 25_000)
+        .with_classic(ClassicGroupSpec::new("billing", &["wide"], 1, 1));
+    let mut options = RunOptions::new(7);
+    options.keep_events = true;
+    // Long enough for the restarted broker to fetch the whole log.
+    options.min_duration_ms = 40_000;
+    let schedule = FaultSchedule::new(vec![
+        FaultWindow::at(
+            8_000,
+            FaultKind::Crash {
+                host: HostRef::Broker(2),
+            },
+        )
+        .lasting(3_000),
+    ]);
+    let outcome = run(spec, schedule, &options).unwrap();
+    assert!(outcome.passed, "{:?}", outcome.violations);
+    let log = &outcome.log;
+    let restart = log
+        .iter()
+        .position(|e| {
+            matches!(
+                &e.kind,
+                SimEventKind::Fault(FaultEvent::Healed { window: 0, .. })
+            )
+        })
+        .expect("the crash healed");
+    let applied: Vec<i64> = log[restart..]
+        .iter()
+        .filter(|e| e.host == "broker-2")
+        .filter_map(|e| match &e.kind {
+            SimEventKind::Cluster {
+                kind: ClusterKind::MetadataApplied { offset },
+                ..
+            } => Some(*offset),
+            _ => None,
+        })
+        .collect();
+    let first = *applied
+        .first()
+        .expect("broker-2 applied metadata after its restart");
+    assert!(
+        first > 25_000,
+        "first published offset {first}, {applied:?}"
+    );
+}

@@ -3,6 +3,15 @@
 //! resignations, the shards' view of topics). The offset of the last applied record is what the
 //! broker reports as CurrentMetadataOffset in its heartbeats.
 //!
+//! Like Kafka's `MetadataLoader` (`stillNeedToCatchUp`), a broker publishes nothing until it has
+//! caught up with the log once: while a (re)started broker fetches the log from the start in
+//! chunks, the records it has are an old state of the cluster, and publishing them would make it
+//! act on stale leadership (a broker that led a partition long ago, alone in its ISR then, would
+//! become its leader again and commit its own divergent records). The fetched records wait in
+//! `Core::unpublished` and are applied and published together once the fetch reaches the
+//! controller's end offset; until then the image, and the offset the heartbeats report, stay
+//! where they were.
+//!
 //! Also here: the task that asks the controller to create topics (`__consumer_offsets` on the first
 //! FindCoordinator, topics auto-created by Metadata, a streams group's internal topics).
 
@@ -34,7 +43,10 @@ pub(crate) async fn run<N: Net>(node: Rc<Node<N>>) {
             if core.stopped {
                 return;
             }
-            core.image.last_offset + 1
+            core.unpublished
+                .last()
+                .map_or(core.image.last_offset, |r| r.offset)
+                + 1
         };
         let request = MetadataFetchRequest {
             cluster_id: node.config.cluster_id.clone(),
@@ -52,7 +64,7 @@ pub(crate) async fn run<N: Net>(node: Rc<Node<N>>) {
         match result {
             Ok(r) if r.error_code == 0 => {
                 if !r.records.is_empty() {
-                    apply_records(&node, r.records);
+                    receive_records(&node, r.records, r.end_offset);
                 }
             }
             Ok(r) if r.error_code == ErrorCode::OffsetOutOfRange.code() => {
@@ -65,6 +77,8 @@ pub(crate) async fn run<N: Net>(node: Rc<Node<N>>) {
                 );
                 let mut core = node.core.borrow_mut();
                 core.image = MetadataImage::new();
+                core.unpublished.clear();
+                core.metadata_catching_up = true;
                 drop(core);
             }
             Ok(r) => {
@@ -100,9 +114,31 @@ fn topic_shape(image: &MetadataImage) -> BTreeMap<String, usize> {
         .collect()
 }
 
-fn apply_records<N: Net>(node: &Rc<Node<N>>, records: Vec<OffsetRecord>) {
+/// Takes fetched records (`end_offset`: the controller's next write offset): buffered while the
+/// initial catch-up lasts, applied and published once it is over.
+fn receive_records<N: Net>(node: &Rc<Node<N>>, mut records: Vec<OffsetRecord>, end_offset: i64) {
     let mut core = node.core.borrow_mut();
     let core = &mut *core;
+    if core.metadata_catching_up {
+        core.unpublished.append(&mut records);
+        let fetched = core.unpublished.last().map_or(-1, |r| r.offset);
+        // Kafka's condition: still catching up while highWaterMark - 1 > the last loaded offset.
+        if end_offset - 1 > fetched {
+            tracing::debug!(
+                broker = node.id(),
+                fetched,
+                end_offset,
+                "metadata still catching up; nothing published"
+            );
+            return;
+        }
+        core.metadata_catching_up = false;
+        records = std::mem::take(&mut core.unpublished);
+    }
+    apply_records(node, core, records);
+}
+
+fn apply_records<N: Net>(node: &Rc<Node<N>>, core: &mut Core, records: Vec<OffsetRecord>) {
     let before = offsets_partitions(&core.image);
     let shape_before = topic_shape(&core.image);
     let brokers_before = core.image.brokers.clone();
