@@ -12,6 +12,7 @@
 //! The first violation stops checking and is reported; the runner ends the run after the step.
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use coordinator::Record;
@@ -40,6 +41,8 @@ struct Inner {
     violation: Option<Violation>,
     /// What the run reached (reports only: never hashed, never judged).
     coverage: Tracker,
+    /// Effective assignment interval (ms) per streams group ([`Hub::set_assignment_intervals`]).
+    assignment_intervals: BTreeMap<String, i64>,
 }
 
 /// The shared log. Cloning shares it.
@@ -62,7 +65,14 @@ impl Hub {
             storages,
             violation: None,
             coverage: Tracker::default(),
+            assignment_intervals: BTreeMap::new(),
         })))
+    }
+
+    /// The effective `group.streams.assignment.interval.ms` of each streams group the cluster
+    /// configures (the coordinator-answers check of the assignment interval reads it).
+    pub fn set_assignment_intervals(&self, intervals: BTreeMap<String, i64>) {
+        self.0.borrow_mut().assignment_intervals = intervals;
     }
 
     /// An observer for the client models running on `host`.
@@ -267,6 +277,22 @@ impl Inner {
                     }
                     _ => {}
                 }
+            }
+            if self.violation.is_none()
+                && let Record::StreamsGroupTargetAssignmentMetadata {
+                    key,
+                    value: Some(v),
+                } = &r.record
+                && let Some(interval) = self.assignment_intervals.get(&key.group_id)
+                && let Err(e) = answers::check_assignment_interval(
+                    at_ms,
+                    &key.group_id,
+                    v.assignment_timestamp,
+                    *interval,
+                    &self.model,
+                )
+            {
+                self.fail(e);
             }
             if self.violation.is_none()
                 && let Record::GroupMetadata {

@@ -71,6 +71,8 @@ pub struct StreamsGroup {
     pub metadata_hash: i64,
     pub validated_topology_epoch: i32,
     pub assignment_epoch: i32,
+    /// The last target assignment metadata's timestamp (when the coordinator computed it; 0: none).
+    pub assignment_timestamp: i64,
     pub topology: Option<StreamsGroupTopologyValue>,
     pub members: BTreeMap<String, StreamsMember>,
     pub targets: BTreeMap<String, StreamsGroupTargetAssignmentMemberValue>,
@@ -275,6 +277,7 @@ impl Model {
             Record::StreamsGroupTargetAssignmentMetadata { key, value } => {
                 let g = self.streams_group(&key.group_id, partition);
                 g.assignment_epoch = value.as_ref().map_or(0, |v| v.assignment_epoch);
+                g.assignment_timestamp = value.as_ref().map_or(0, |v| v.assignment_timestamp);
             }
             Record::StreamsGroupTopology { key, value } => {
                 self.streams_group(&key.group_id, partition).topology = value.clone();

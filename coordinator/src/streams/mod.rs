@@ -506,11 +506,11 @@ impl StreamsGroups {
             .config
             .streams
             .effective(env.config.group_overrides.get(group_id));
-        let interval = effective.assignment_interval_ms;
-        let can = p.assignment_timestamp == 0
-            || interval == 0
-            || now_ms >= p.assignment_timestamp + i64::from(interval);
-        if !can {
+        if !heartbeat::assignment::can_compute(
+            p.assignment_timestamp,
+            effective.assignment_interval_ms,
+            now_ms,
+        ) {
             return Vec::new();
         }
         let view = target::MembersView::new(p, None);

@@ -30,6 +30,14 @@
 //!      (`expirePendingSync`), because it had received its assignment of the previous generation;
 //!      a replacement, because the instance id is gone from the record; an admin removal, because
 //!      the check stands down once an admin client sent a LeaveGroup.
+//!    * a streams group's target assignment computed sooner than its assignment interval
+//!      (`group.streams.assignment.interval.ms`, per group) after the previous one: the target
+//!      assignment metadata record carries when it was computed, and
+//!      `canComputeNextTargetAssignment` lets a heartbeat or the initial-rebalance timer compute a
+//!      new one only once the interval has passed (the heartbeat answers ASSIGNMENT_DELAYED
+//!      meanwhile). The timestamp survives fail-over (the record is replayed), so the check holds
+//!      across coordinator moves; a record that moves the epoch but keeps the timestamp (a refined
+//!      group epoch) computed nothing.
 
 use members::observer::ClientKind;
 use protocol::ErrorCode;
@@ -133,6 +141,40 @@ pub fn check_empty_group(at_ms: i64, group_id: &str, model: &Model) -> Result<()
                 "streams group {group_id} has no member but its assignment epoch {} is not its \
                  group epoch {}",
                 g.assignment_epoch, g.epoch
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Before a committed target assignment metadata record of streams group `group_id` is applied:
+/// it was computed at least `interval_ms` (the group's effective assignment interval) after the
+/// group's previous target assignment.
+pub fn check_assignment_interval(
+    at_ms: i64,
+    group_id: &str,
+    written_ms: i64,
+    interval_ms: i64,
+    model: &Model,
+) -> Result<(), Violation> {
+    let Some(previous) = model
+        .streams
+        .get(group_id)
+        .filter(|g| g.exists)
+        .map(|g| g.assignment_timestamp)
+    else {
+        return Ok(());
+    };
+    if previous == 0 || written_ms == 0 || written_ms == previous {
+        return Ok(());
+    }
+    if written_ms < previous + interval_ms {
+        return Err(violation(
+            at_ms,
+            format!(
+                "streams group {group_id}'s target assignment was computed {} ms after the \
+                 previous one, within its assignment interval of {interval_ms} ms",
+                written_ms - previous
             ),
         ));
     }
@@ -340,6 +382,48 @@ mod tests {
                 assignment_timestamp: 0,
             }),
         }
+    }
+
+    fn computed(epoch: i32, at_ms: i64) -> Record {
+        Record::StreamsGroupTargetAssignmentMetadata {
+            key: StreamsGroupKey {
+                group_id: "g".into(),
+            },
+            value: Some(StreamsGroupTargetAssignmentMetadataValue {
+                assignment_epoch: epoch,
+                assignment_timestamp: at_ms,
+            }),
+        }
+    }
+
+    fn check_computed(model: &Model, record: &Record) -> Result<(), Violation> {
+        let Record::StreamsGroupTargetAssignmentMetadata { value: Some(v), .. } = record else {
+            unreachable!()
+        };
+        check_assignment_interval(0, "g", v.assignment_timestamp, 1_000, model)
+    }
+
+    #[test]
+    fn a_target_assignment_within_the_assignment_interval_fires() {
+        let mut model = Model::default();
+        model.apply(0, 0, 0, &group_epoch(1), 0);
+        // The first assignment has nothing before it.
+        let first = computed(1, 10_000);
+        check_computed(&model, &first).unwrap();
+        model.apply(0, 1, 1, &first, 0);
+        // A refined group epoch moves the assignment epoch and keeps the timestamp.
+        check_computed(&model, &computed(2, 10_000)).unwrap();
+        // Exactly the interval later is allowed; 400 ms later is not.
+        check_computed(&model, &computed(2, 11_000)).unwrap();
+        let v = check_computed(&model, &computed(2, 10_400)).unwrap_err();
+        assert_eq!(v.invariant, Invariant::CoordinatorAnswers);
+        assert!(
+            v.detail.contains(
+                "computed 400 ms after the previous one, within its assignment interval of 1000 ms"
+            ),
+            "{}",
+            v.detail
+        );
     }
 
     fn member(present: bool) -> Record {

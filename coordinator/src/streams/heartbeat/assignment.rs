@@ -27,7 +27,7 @@ use crate::timer::Timers;
 use protocol::streams_status::StreamsStatus;
 
 /// `canComputeNextTargetAssignment`.
-fn can_compute(assignment_timestamp: i64, interval_ms: i32, now_ms: i64) -> bool {
+pub(crate) fn can_compute(assignment_timestamp: i64, interval_ms: i32, now_ms: i64) -> bool {
     assignment_timestamp == 0
         || interval_ms == 0
         || now_ms >= assignment_timestamp + i64::from(interval_ms)

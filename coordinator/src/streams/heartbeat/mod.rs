@@ -16,7 +16,7 @@
 //! * [`response`]: the response and its statuses;
 //! * [`leave`]: epochs -1 and -2, and fencing; [`records`]: the records written; [`errors`].
 
-mod assignment;
+pub(crate) mod assignment;
 mod epoch;
 mod errors;
 mod leave;
