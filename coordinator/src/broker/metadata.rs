@@ -44,7 +44,8 @@ pub(crate) async fn run<N: Net>(node: Rc<Node<N>>) {
                 return;
             }
             core.unpublished
-                .last()
+                .as_ref()
+                .and_then(|b| b.last())
                 .map_or(core.image.last_offset, |r| r.offset)
                 + 1
         };
@@ -77,8 +78,7 @@ pub(crate) async fn run<N: Net>(node: Rc<Node<N>>) {
                 );
                 let mut core = node.core.borrow_mut();
                 core.image = MetadataImage::new();
-                core.unpublished.clear();
-                core.metadata_catching_up = true;
+                core.unpublished = Some(Vec::new());
                 drop(core);
             }
             Ok(r) => {
@@ -119,9 +119,9 @@ fn topic_shape(image: &MetadataImage) -> BTreeMap<String, usize> {
 fn receive_records<N: Net>(node: &Rc<Node<N>>, mut records: Vec<OffsetRecord>, end_offset: i64) {
     let mut core = node.core.borrow_mut();
     let core = &mut *core;
-    if core.metadata_catching_up {
-        core.unpublished.append(&mut records);
-        let fetched = core.unpublished.last().map_or(-1, |r| r.offset);
+    if let Some(buffer) = core.unpublished.as_mut() {
+        buffer.append(&mut records);
+        let fetched = buffer.last().map_or(-1, |r| r.offset);
         // Kafka's condition: still catching up while highWaterMark - 1 > the last loaded offset.
         if end_offset - 1 > fetched {
             tracing::debug!(
@@ -132,8 +132,7 @@ fn receive_records<N: Net>(node: &Rc<Node<N>>, mut records: Vec<OffsetRecord>, e
             );
             return;
         }
-        core.metadata_catching_up = false;
-        records = std::mem::take(&mut core.unpublished);
+        records = core.unpublished.take().unwrap_or_default();
     }
     apply_records(node, core, records);
 }

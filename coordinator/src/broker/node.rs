@@ -38,11 +38,10 @@ pub(crate) struct Core {
     /// Whether the initial catch-up (IsCaughtUp) happened.
     pub caught_up: bool,
     pub image: MetadataImage,
-    /// Metadata records fetched during the initial catch-up and not yet applied
-    /// ([`super::metadata`]: nothing is published before the broker reached the log's end).
-    pub unpublished: Vec<crate::rpc::OffsetRecord>,
-    /// Whether the metadata follower has not yet caught up with the controller's log once.
-    pub metadata_catching_up: bool,
+    /// While the metadata follower has not yet caught up with the controller's log once: the
+    /// records fetched so far, not yet applied ([`super::metadata`]: nothing is published before
+    /// the broker reached the log's end). `None` once caught up.
+    pub unpublished: Option<Vec<crate::rpc::OffsetRecord>>,
     pub runtime: CoordinatorRuntime,
     /// Replica state of the `__consumer_offsets` partitions this broker holds.
     pub replicas: BTreeMap<i32, ReplicaState>,
@@ -269,8 +268,7 @@ pub async fn start_broker<N: Net>(
             ready_to_unfence: false,
             caught_up: false,
             image: MetadataImage::new(),
-            unpublished: Vec::new(),
-            metadata_catching_up: true,
+            unpublished: Some(Vec::new()),
             runtime: CoordinatorRuntime::new(
                 config.offsets_topic_partitions,
                 config.offsets_commit_timeout_ms,

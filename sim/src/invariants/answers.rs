@@ -373,15 +373,7 @@ mod tests {
     }
 
     fn assignment_epoch(epoch: i32) -> Record {
-        Record::StreamsGroupTargetAssignmentMetadata {
-            key: StreamsGroupKey {
-                group_id: "g".into(),
-            },
-            value: Some(StreamsGroupTargetAssignmentMetadataValue {
-                assignment_epoch: epoch,
-                assignment_timestamp: 0,
-            }),
-        }
+        computed(epoch, 0)
     }
 
     fn computed(epoch: i32, at_ms: i64) -> Record {

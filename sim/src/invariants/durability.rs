@@ -135,10 +135,7 @@ mod tests {
     fn an_acknowledged_commit_missing_from_the_log_fires() {
         let mut model = Model::default();
         model.apply(0, 0, 0, &commit(5), 10);
-        let ev = |o| EventKind::CommitAccepted {
-            epoch: -1,
-            offsets: vec![(TopicPartition::new("t", 0), o)],
-        };
+        let ev = ev_commit;
         let mut c = Checker::new();
         c.on_client_parts(1, 11, "h", &consumer(), "", &ev(5), &mut model)
             .unwrap();
