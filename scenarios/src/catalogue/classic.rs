@@ -92,6 +92,30 @@ pub fn scenarios() -> Vec<Scenario> {
             check: duplicate_instance_id,
         },
         Scenario {
+            name: "classic-max-group-size",
+            description: "group.max.size = 3 and four dynamic consumers start together: the \
+                          join that would make a fourth member is refused with \
+                          GROUP_MAX_SIZE_REACHED (fatal for the consumer); a fifth starts at 20 s \
+                          into the Stable group and is refused too, without a rebalance",
+            default_seed: 1,
+            cluster: || cluster(group(5).with_dormant([4])).with_broker_config("group.max.size", 3),
+            faults: Faults::Schedule(|| {
+                vec![FaultWindow::at(
+                    20_000,
+                    FaultKind::StartProcess {
+                        host: HostRef::process(GROUP, 4),
+                    },
+                )]
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 40_000,
+                members: &[(GROUP, 3)],
+                ..Expect::default()
+            },
+            check: max_group_size,
+        },
+        Scenario {
             name: "classic-static-leader-bounce",
             description: "the leader of a static group closes and restarts within its session: \
                           no rebalance, and its new member id inherits the leadership",
@@ -259,6 +283,60 @@ fn duplicate_instance_id(v: &View) -> Result<(), String> {
     ensure(holder.partitions.len() == 3, || {
         format!("the newcomer owns {:?}", holder.partitions)
     })
+}
+
+/// `acceptJoiningMember`: in PreparingRebalance a join counts against the members awaiting
+/// join, in Stable against the members; either way the refused consumer hears
+/// GROUP_MAX_SIZE_REACHED, which is fatal, and the group neither grows nor rebalances.
+fn max_group_size(v: &View) -> Result<(), String> {
+    let (at, _) = v.injected("start-process")?;
+    let refused = |index: usize| {
+        v.client_events(&h(index))
+            .filter(|(_, _, k)| {
+                matches!(
+                    k,
+                    ClientKind::Fatal {
+                        error: Some(ErrorCode::GroupMaxSizeReached),
+                        ..
+                    }
+                )
+            })
+            .map(|(t, _, _)| t)
+            .next()
+    };
+    let at_start: Vec<usize> = (0..4).filter(|i| refused(*i).is_some()).collect();
+    ensure(at_start.len() == 1, || {
+        format!("processes {at_start:?} of the first four were refused; exactly one expected")
+    })?;
+    ensure(refused(at_start[0]).is_some_and(|t| t < at), || {
+        "the refusal of the first four came after 20 s".into()
+    })?;
+    ensure(refused(4).is_some_and(|t| t >= at), || {
+        "the fifth consumer was not refused".into()
+    })?;
+    let before = v.epoch_at(GROUP, at - 1);
+    let g = v.group(GROUP)?;
+    ensure(g.epoch == before, || {
+        format!(
+            "generation {before} before the fifth joined, {} at the end",
+            g.epoch
+        )
+    })?;
+    ensure(g.members.len() == 3, || {
+        format!("{} members", g.members.len())
+    })?;
+    let names = v.member_names();
+    let holders: Vec<String> = g
+        .members
+        .iter()
+        .map(|m| names.get(&m.member_id).cloned().unwrap_or_default())
+        .collect();
+    ensure(
+        holders.iter().all(|c| {
+            !c.starts_with(&format!("{}/", h(at_start[0]))) && !c.starts_with(&format!("{}/", h(4)))
+        }),
+        || format!("the members are {holders:?}"),
+    )
 }
 
 /// The leader named by the last GroupMetadata record of the group.
