@@ -90,8 +90,9 @@ pub fn scenarios() -> Vec<Scenario> {
         },
         Scenario {
             name: "streams-admin-lifecycle",
-            description: "an admin describes, lists, fetches offsets of and tries to delete a \
-                          live streams group, its processes leave, the empty group is deleted \
+            description: "an admin describes, lists, fetches offsets of, tries to delete and \
+                          to alter the offsets of a live streams group, its processes leave, the \
+                          empty group has an offset deleted and one altered, is deleted \
                           and stays deleted across a coordinator fail-over, and a new process \
                           starts the group afresh at epoch 1",
             default_seed: 1,
@@ -194,10 +195,14 @@ fn streams_lifecycle() -> Vec<FaultWindow> {
         call(20_000, APP, FetchOffsets),
         call(20_000, APP, delete_offsets("input", &[0])),
         call(20_000, APP, Delete),
+        call(20_000, APP, alter_offsets("input", &[0], 1)),
         remove(21_000, APP, 0),
         remove(21_000, APP, 1),
         call(25_000, APP, Describe),
         call(25_000, APP, List),
+        call(25_000, APP, FetchOffsets),
+        call(25_000, APP, delete_offsets("input", &[0])),
+        call(25_000, APP, alter_offsets("input", &[1], 7)),
         call(25_000, APP, FetchOffsets),
         call(25_000, APP, Delete),
         call(25_000, APP, List),
@@ -541,6 +546,8 @@ fn streams_lifecycle_check(v: &View) -> Result<(), String> {
     live_offsets(v, &mut a, &hosts, 20_000, 6)?;
     a.offsets_deleted(&[("input-0", "GROUP_SUBSCRIBED_TO_TOPIC")])?;
     a.deleted("NON_EMPTY_GROUP")?;
+    // An admin commit (member epoch -1) is refused while the group has members.
+    a.offsets_altered(&[("input-0", "UNKNOWN_MEMBER_ID")])?;
     // Both members left (epoch -1): the group is empty at a later epoch.
     let (t, d) = a.described_as("Empty", "", "")?;
     ensure(d.members.is_empty() && d.epoch > live_epoch, || {
@@ -550,10 +557,16 @@ fn streams_lifecycle_check(v: &View) -> Result<(), String> {
         )
     })?;
     a.listed_exactly(&[(APP, "streams", "streams", "Empty")])?;
-    let last = v.committed_until(&hosts, 46_000);
+    let mut last = v.committed_until(&hosts, 46_000);
     ensure(last.len() == 6, || {
         format!("the members committed {last:?}")
     })?;
+    a.offsets_exactly(&last)?;
+    // The empty group takes offset deletion and an admin commit.
+    a.offsets_deleted(&[("input-0", "NONE")])?;
+    last.remove("input-0");
+    a.offsets_altered(&[("input-1", "NONE")])?;
+    last.insert("input-1".into(), 7);
     a.offsets_exactly(&last)?;
     a.deleted("NONE")?;
     a.listed_exactly(&[])?;
