@@ -60,6 +60,8 @@ scenarios! {
     streams_missing_source_topic => "streams-missing-source-topic",
     streams_source_partitions_increase => "streams-source-partitions-increase",
     streams_internal_topics => "streams-internal-topics",
+    streams_copartitioned_join => "streams-copartitioned-join",
+    streams_incorrectly_partitioned_topics => "streams-incorrectly-partitioned-topics",
     streams_shutdown_application => "streams-shutdown-application",
     streams_iq_endpoints => "streams-iq-endpoints",
     streams_max_group_size => "streams-max-group-size",

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use coordinator::events::EventKind as ClusterKind;
 use members::observer::EventKind as ClientKind;
-use members::streams::topology::{Subtopology, Topology};
+use members::streams::topology::{InternalTopic, Subtopology, Topology};
 use protocol::ErrorCode;
 use protocol::streams_status::StreamsStatus;
 use sim::faults::{FaultKind, FaultWindow, HostRef};
@@ -305,6 +305,36 @@ pub fn scenarios() -> Vec<Scenario> {
             faults: Faults::None,
             expect: Expect::default(),
             check: internal_topics,
+        },
+        Scenario {
+            name: "streams-copartitioned-join",
+            description: "a join of re-keyed `orders` (6 partitions) with `customers` and \
+                          `addresses` (4 each), the three co-partitioned: the repartition topic \
+                          is created with the co-partitioned 4 partitions, not the upstream 6, \
+                          and the join has 4 tasks",
+            default_seed: 1,
+            cluster: || copartitioned_cluster(4),
+            faults: Faults::None,
+            expect: Expect::default(),
+            check: copartitioned_join_check,
+        },
+        Scenario {
+            name: "streams-incorrectly-partitioned-topics",
+            description: "the same join with `addresses` at 3 partitions and `customers` at 4: \
+                          every member is told INCORRECTLY_PARTITIONED_TOPICS naming \
+                          {addresses=3, customers=4}, which Kafka Streams treats as fatal: every \
+                          thread stops and the group ends empty, no internal topic created",
+            default_seed: 1,
+            cluster: || copartitioned_cluster(3),
+            faults: Faults::None,
+            // An empty group is converged from the start: run long enough for every thread
+            // to join and hear the status.
+            expect: Expect {
+                members: &[(APP, 0)],
+                min_duration_ms: 10_000,
+                ..Expect::default()
+            },
+            check: incorrectly_partitioned_check,
         },
         Scenario {
             name: "streams-shutdown-application",
@@ -756,6 +786,103 @@ fn internal_topics(v: &View) -> Result<(), String> {
         (0..6).all(|p| owners.contains_key(&format!("1_{p}"))),
         || format!("downstream tasks not all assigned: {owners:?}"),
     )
+}
+
+/// Orders re-keyed by customer (subtopology 0) joined with two tables (subtopology 1): the
+/// repartition topic has no partition count of its own, so `enforceCopartitioning` gives it the
+/// count of the external topics it is co-partitioned with.
+fn copartitioned_join(app: &str) -> Topology {
+    let repartition = format!("{app}-orders-by-customer-repartition");
+    Topology::new(vec![
+        Subtopology::new("0", &["orders"]).with_repartition_sink(repartition.clone()),
+        Subtopology::new("1", &["customers", "addresses"])
+            .with_repartition_source(InternalTopic::new(repartition.clone()))
+            .with_changelog(InternalTopic::new(format!("{app}-join-store-changelog")))
+            .with_copartition_group(&["customers", "addresses", &repartition]),
+    ])
+}
+
+fn copartitioned_cluster(addresses: i32) -> ClusterSpec {
+    ClusterSpec::default()
+        .with_topic("orders", 6)
+        .with_topic("customers", 4)
+        .with_topic("addresses", addresses)
+        .with_streams(StreamsAppSpec::new(APP, copartitioned_join(APP), 2, 2))
+}
+
+const JOIN_TOPICS: [&str; 2] = [
+    "app-orders-by-customer-repartition",
+    "app-join-store-changelog",
+];
+
+/// The partition counts the internal topic `topic` was created with, in order.
+fn created(v: &View, topic: &str) -> Vec<i32> {
+    v.cluster_events()
+        .filter_map(|(_, _, k)| match k {
+            ClusterKind::TopicCreated {
+                topic: name,
+                partitions,
+                ..
+            } if name == topic => Some(*partitions),
+            _ => None,
+        })
+        .collect()
+}
+
+fn copartitioned_join_check(v: &View) -> Result<(), String> {
+    for topic in JOIN_TOPICS {
+        let created = created(v, topic);
+        ensure(created == [4], || {
+            format!("{topic} created with {created:?} partitions; want one creation with 4")
+        })?;
+    }
+    let owners = v.final_active_owners(APP)?;
+    let tasks: Vec<&str> = owners.keys().map(String::as_str).collect();
+    let want: Vec<String> = (0..6)
+        .map(|p| format!("0_{p}"))
+        .chain((0..4).map(|p| format!("1_{p}")))
+        .collect();
+    ensure(tasks == want, || {
+        format!("active tasks at the end {tasks:?}, want {want:?}")
+    })
+}
+
+fn incorrectly_partitioned_check(v: &View) -> Result<(), String> {
+    let expected =
+        "Following topics do not have the same number of partitions: [{addresses=3, customers=4}]";
+    for i in 0..2 {
+        let told = v.client_events(&h(i)).any(|(_, _, k)| match k {
+            ClientKind::Statuses { statuses } => statuses.iter().any(|(c, detail)| {
+                *c == StreamsStatus::IncorrectlyPartitionedTopics.code() && detail == expected
+            }),
+            _ => false,
+        });
+        ensure(told, || {
+            format!("process {i} was not told INCORRECTLY_PARTITIONED_TOPICS: {expected}")
+        })?;
+        // The first thread to hear it dies of it; the client then shuts down its other thread
+        // (the default uncaught-exception response, SHUTDOWN_CLIENT).
+        let fatal = v
+            .client_events(&h(i))
+            .filter(
+                |(_, _, k)| matches!(k, ClientKind::Fatal { message, .. } if message == expected),
+            )
+            .count();
+        let stopped = v
+            .client_events(&h(i))
+            .filter(|(_, _, k)| matches!(k, ClientKind::Stopped { .. }))
+            .count();
+        ensure(fatal >= 1 && stopped == 2, || {
+            format!("process {i}: {fatal} threads failed on the status and {stopped} stopped")
+        })?;
+    }
+    for topic in JOIN_TOPICS {
+        let created = created(v, topic);
+        ensure(created.is_empty(), || {
+            format!("{topic} created with {created:?} partitions")
+        })?;
+    }
+    Ok(())
 }
 
 fn shutdown_application(v: &View) -> Result<(), String> {
