@@ -90,6 +90,7 @@ scenarios! {
     topic_created_mid_run => "topic-created-mid-run",
     classic_admin_lifecycle => "classic-admin-lifecycle",
     streams_admin_lifecycle => "streams-admin-lifecycle",
+    classic_deleted_topic_offsets => "classic-deleted-topic-offsets",
     classic_offsets_retention => "classic-offsets-retention",
     swarm_streams => "swarm-streams",
     swarm_classic_static => "swarm-classic-static",

@@ -106,6 +106,41 @@ pub fn scenarios() -> Vec<Scenario> {
             check: streams_lifecycle_check,
         },
         Scenario {
+            name: "classic-deleted-topic-offsets",
+            description: "dynamic consumers read `orders` (6 partitions) and `events` (3) and \
+                          commit both; `events` is deleted at 20 s: the coordinator writes \
+                          tombstones for its offsets (onTopicsDeleted), so the offsets fetched at \
+                          40 s, and after a coordinator fail-over at 60 s, are those of `orders` \
+                          alone",
+            default_seed: 1,
+            cluster: || {
+                ClusterSpec::default()
+                    .with_topic("orders", 6)
+                    .with_topic("events", 3)
+                    .with_classic(ClassicGroupSpec::new(GROUP, &["orders", "events"], 3, 1))
+            },
+            faults: Faults::Schedule(|| {
+                vec![
+                    call(15_000, GROUP, GroupAdminCall::FetchOffsets),
+                    FaultWindow::at(
+                        20_000,
+                        FaultKind::DeleteTopic {
+                            name: "events".into(),
+                        },
+                    ),
+                    call(40_000, GROUP, GroupAdminCall::FetchOffsets),
+                    crash_coordinator(45_000, GROUP, 5_000),
+                    call(60_000, GROUP, GroupAdminCall::FetchOffsets),
+                ]
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 65_000,
+                ..Expect::default()
+            },
+            check: deleted_topic_check,
+        },
+        Scenario {
             name: "classic-offsets-retention",
             description: "dynamic consumers leave their group at 20 s; with a 1 minute offsets \
                           retention its offsets are still there at 40 s and gone, with the \
@@ -583,6 +618,33 @@ fn streams_lifecycle_check(v: &View) -> Result<(), String> {
     ensure(first.is_some() && again == first, || {
         format!("the group began at epoch {first:?} and began again at {again:?}")
     })
+}
+
+fn deleted_topic_check(v: &View) -> Result<(), String> {
+    let hosts = hosts(GROUP, 3);
+    let mut a = Answers::of(v, GROUP);
+    live_offsets(v, &mut a, &hosts, 15_000, 9)?;
+    let (deleted, _) = v.injected("delete-topic")?;
+    // The consumers keep committing `events` with `orders` until their metadata says it is gone;
+    // the broker refuses the deleted topic's partitions (UNKNOWN_TOPIC_OR_PARTITION) and the
+    // commit fails as a whole for the consumer, but `orders` is stored: its offsets can only be at
+    // or past what the consumers had committed by the deletion.
+    let before = v.committed_until(&hosts, deleted);
+    for _ in 0..2 {
+        let (t, got) = a.offsets()?;
+        let partitions: Vec<&str> = got.keys().map(String::as_str).collect();
+        let want: Vec<String> = (0..6).map(|p| format!("orders-{p}")).collect();
+        ensure(partitions == want, || {
+            format!("{GROUP}: fetched {got:?} at {t} ms; the offsets of orders alone expected")
+        })?;
+        for (p, o) in &got {
+            let low = before.get(p).copied().unwrap_or(-1);
+            ensure(*o >= low, || {
+                format!("{GROUP}: {p} fetched as {o} at {t} ms, below {low} committed before")
+            })?;
+        }
+    }
+    a.done()
 }
 
 fn retention_check(v: &View) -> Result<(), String> {
