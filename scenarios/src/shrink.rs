@@ -104,6 +104,7 @@ pub fn describe_window(w: &FaultWindow) -> String {
         | FaultKind::StopProcess { host }
         | FaultKind::StartProcess { host }
         | FaultKind::RemoveProcess { host }
+        | FaultKind::StallAssignment { host }
         | FaultKind::ShutdownApplication { host } => {
             format!("{} of {}", w.kind.name(), host_text(host))
         }

@@ -89,6 +89,8 @@ pub enum ProcessCommand {
         thread: Option<usize>,
         stalled: bool,
     },
+    /// A classic process's assignor is stuck (true) or released (false).
+    StallAssignment { stalled: bool },
     /// Close gracefully (commit, leave); the host stays up.
     Stop,
     /// Start again after a stop (same state directory), or for the first time (dormant).
@@ -439,6 +441,8 @@ impl Cluster {
                                     p.stall_heartbeats(thread, stalled);
                                 }
                             }
+                            // The streams protocol assigns at the coordinator.
+                            ProcessCommand::StallAssignment { .. } => {}
                             ProcessCommand::Stop => {
                                 if let Some(p) = process.take() {
                                     p.stop().await;
@@ -545,6 +549,11 @@ impl Cluster {
                                     if thread.is_none_or(|t| t == n + 1) {
                                         c.stall_heartbeats(stalled);
                                     }
+                                }
+                            }
+                            ProcessCommand::StallAssignment { stalled } => {
+                                for c in consumers.iter().flatten() {
+                                    c.stall_assignment(stalled);
                                 }
                             }
                             ProcessCommand::Stop => {

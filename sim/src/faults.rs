@@ -108,6 +108,12 @@ pub enum FaultKind {
         host: HostRef,
         thread: Option<usize>,
     },
+    /// The partition assignor of a classic group's process is stuck (a slow custom assignor, a
+    /// long pause of the poll thread): a consumer of the process elected leader meanwhile sends
+    /// no SyncGroup while its heartbeats go on, so the coordinator's pending-sync timeout (the
+    /// rebalance timeout) is what removes it. No effect on a streams process (its assignment is
+    /// the coordinator's). Heal: the held assignment is sent.
+    StallAssignment { host: HostRef },
     /// The broker loses its links to the controller only, so the controller fences it while its
     /// clients can still reach it. Heal: repair.
     FenceBroker { broker: HostRef },
@@ -200,6 +206,7 @@ impl FaultKind {
             FaultKind::SilentDeath { .. } => "silent-death",
             FaultKind::Pause { .. } => "pause",
             FaultKind::StallHeartbeats { .. } => "stall-heartbeats",
+            FaultKind::StallAssignment { .. } => "stall-assignment",
             FaultKind::FenceBroker { .. } => "fence-broker",
             FaultKind::StopProcess { .. } => "stop-process",
             FaultKind::CreateTopic { .. } => "create-topic",

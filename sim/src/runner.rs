@@ -177,6 +177,8 @@ struct Driver {
     active: BTreeMap<usize, Vec<String>>,
     down: BTreeSet<String>,
     stalled: BTreeSet<String>,
+    /// Processes whose assignor is stuck (`StallAssignment`), released at the final heal.
+    assignment_stalled: BTreeSet<String>,
     stopped: BTreeSet<String>,
     faults: BTreeMap<String, FaultCount>,
     /// Every broker epoch each broker has run with, oldest first.
@@ -215,6 +217,7 @@ pub fn run(
         active: BTreeMap::new(),
         down: BTreeSet::new(),
         stalled: BTreeSet::new(),
+        assignment_stalled: BTreeSet::new(),
         stopped: BTreeSet::new(),
         faults: BTreeMap::new(),
         broker_epochs: BTreeMap::new(),
@@ -646,6 +649,7 @@ impl Driver {
                 self.cluster.brokers.borrow_mut().remove(&id);
             }
             self.stalled.remove(host);
+            self.assignment_stalled.remove(host);
             self.stopped.remove(host);
         }
     }
@@ -752,6 +756,18 @@ impl Driver {
                         stalled: true,
                     });
                     self.stalled.insert(h.clone());
+                }
+                Ok(hs)
+            }
+            FaultKind::StallAssignment { host } => {
+                let hs = self.resolve(host)?;
+                let controls = hs
+                    .iter()
+                    .map(|h| self.process(h))
+                    .collect::<Result<Vec<_>, _>>()?;
+                for (h, control) in hs.iter().zip(controls) {
+                    control.send(ProcessCommand::StallAssignment { stalled: true });
+                    self.assignment_stalled.insert(h.clone());
                 }
                 Ok(hs)
             }
@@ -982,6 +998,14 @@ impl Driver {
                     self.stalled.remove(h);
                 }
             }
+            FaultKind::StallAssignment { .. } => {
+                for h in &hosts {
+                    if let Ok(c) = self.process(h) {
+                        c.send(ProcessCommand::StallAssignment { stalled: false });
+                    }
+                    self.assignment_stalled.remove(h);
+                }
+            }
             FaultKind::FenceBroker { .. } => {
                 for h in &hosts {
                     self.link(|l| l.uncut(h, CONTROLLER_HOST));
@@ -1055,6 +1079,11 @@ impl Driver {
                     thread: None,
                     stalled: false,
                 });
+            }
+        }
+        for h in std::mem::take(&mut self.assignment_stalled) {
+            if let Ok(c) = self.process(&h) {
+                c.send(ProcessCommand::StallAssignment { stalled: false });
             }
         }
         for h in std::mem::take(&mut self.stopped) {

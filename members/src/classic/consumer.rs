@@ -75,6 +75,8 @@ enum Control {
     Close,
     /// Stop (true) or resume (false) heartbeating while polling and committing go on.
     StallHeartbeats(bool),
+    /// Hold (true) or release (false) the leader's assignment: a stuck assignor.
+    StallAssignment(bool),
 }
 
 enum Msg {
@@ -110,6 +112,9 @@ enum JoinPhase {
     JoinInFlight,
     /// The leader fetches metadata for the group's topics before assigning.
     AwaitingMetadata(Box<JoinGroupResponse>),
+    /// The leader's assignor has not returned ([`Consumer::stall_assignment`]): the SyncGroup
+    /// with these assignments waits for it while the heartbeat thread goes on.
+    AssignmentHeld(Vec<SyncGroupRequestAssignment>),
     SyncInFlight,
 }
 
@@ -198,6 +203,8 @@ struct Member<N: Net> {
     heartbeat_in_flight: bool,
     /// Heartbeats are stalled (`Consumer::stall_heartbeats`).
     heartbeats_stalled: bool,
+    /// The leader's assignor is stuck (`Consumer::stall_assignment`).
+    assignment_stalled: bool,
     owned: BTreeMap<TopicPartition, Owned>,
     topic_ids: TopicIds,
     job: Option<Job>,
@@ -286,6 +293,14 @@ impl Consumer {
         let _ = self.control.send(Control::StallHeartbeats(stalled));
     }
 
+    /// Stalls (true) or releases (false) the consumer's assignor, as a slow or stuck partition
+    /// assignor on the poll thread: a leader elected meanwhile computes its assignment but sends
+    /// no SyncGroup until the stall ends, while the heartbeat thread keeps its session alive (the
+    /// coordinator's pending-sync timeout, the rebalance timeout, is what removes it).
+    pub fn stall_assignment(&self, stalled: bool) {
+        let _ = self.control.send(Control::StallAssignment(stalled));
+    }
+
     /// Waits until the consumer stopped on its own (fatal error).
     pub async fn wait(mut self) {
         if let Some(h) = self.handle.take() {
@@ -370,6 +385,7 @@ impl<N: Net> Member<N> {
             session_deadline_ms: now + i64::from(config.session_timeout_ms),
             heartbeat_in_flight: false,
             heartbeats_stalled: false,
+            assignment_stalled: false,
             owned: BTreeMap::new(),
             topic_ids: TopicIds::new(),
             job: None,
@@ -785,6 +801,10 @@ impl<N: Net> Member<N> {
                     .with_assignment(encode_assignment(&parts))
             })
             .collect();
+        if self.assignment_stalled {
+            self.join = JoinPhase::AssignmentHeld(assignments);
+            return;
+        }
         self.send_sync(assignments);
     }
 
@@ -1663,6 +1683,18 @@ impl<N: Net> Model for Member<N> {
         match control {
             Control::Close => self.closing = true,
             Control::StallHeartbeats(stalled) => self.heartbeats_stalled = stalled,
+            Control::StallAssignment(stalled) => {
+                self.assignment_stalled = stalled;
+                if !stalled
+                    && let JoinPhase::AssignmentHeld(assignments) =
+                        std::mem::replace(&mut self.join, JoinPhase::Idle)
+                {
+                    // As Java's onJoinLeader when the assignor returns: the SyncGroup carries
+                    // the generation as it is now, reset if the heartbeat thread was told the
+                    // member is gone (the coordinator then refuses it and the member rejoins).
+                    self.send_sync(assignments);
+                }
+            }
         }
     }
 

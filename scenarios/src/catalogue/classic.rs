@@ -5,6 +5,8 @@
 //! Every group here is `billing` on `orders` (6 partitions), one consumer per process, 10 s
 //! sessions, 1 s heartbeats; a static consumer's close sends no LeaveGroup (as the Java client).
 
+use std::collections::BTreeSet;
+
 use coordinator::Record;
 use members::observer::EventKind as ClientKind;
 use protocol::ErrorCode;
@@ -114,6 +116,46 @@ pub fn scenarios() -> Vec<Scenario> {
                 ..Expect::default()
             },
             check: max_group_size,
+        },
+        Scenario {
+            name: "classic-leader-stuck-assignor",
+            description: "the leader's assignor is stuck from 15 s to 60 s and a fourth consumer \
+                          joins at 16 s (request timeout 30 s, rebalance timeout 20 s): the \
+                          leader sends no SyncGroup while its heartbeats go on; a rebalance \
+                          timeout after the join the coordinator removes it (expirePendingSync) \
+                          and the other three form the next generation. When the assignor \
+                          returns, the SyncGroup carries the generation its heartbeat thread \
+                          reset (no protocol name), the broker refuses it with \
+                          INCONSISTENT_GROUP_PROTOCOL and the Java consumer dies of it",
+            default_seed: 1,
+            cluster: || {
+                let mut g = group(4).with_dormant([3]);
+                g.request_timeout_ms = 30_000;
+                cluster(g)
+            },
+            faults: Faults::Schedule(|| {
+                vec![
+                    FaultWindow::at(
+                        15_000,
+                        FaultKind::StallAssignment {
+                            host: HostRef::ClassicLeaderOf(GROUP.into()),
+                        },
+                    )
+                    .lasting(45_000),
+                    FaultWindow::at(
+                        16_000,
+                        FaultKind::StartProcess {
+                            host: HostRef::process(GROUP, 3),
+                        },
+                    ),
+                ]
+            }),
+            expect: Expect {
+                faults_injected: true,
+                members: &[(GROUP, 3)],
+                ..Expect::default()
+            },
+            check: stuck_assignor,
         },
         Scenario {
             name: "classic-static-leader-bounce",
@@ -337,6 +379,75 @@ fn max_group_size(v: &View) -> Result<(), String> {
         }),
         || format!("the members are {holders:?}"),
     )
+}
+
+/// `expirePendingSync`: a rebalance timeout after the join phase completed, the members that have
+/// not sent SyncGroup are removed and the group rebalances without them. The generation the stuck
+/// leader was to assign is never written (a leader's SyncGroup writes it).
+fn stuck_assignor(v: &View) -> Result<(), String> {
+    let (at, hosts) = v.injected("stall-assignment")?;
+    let healed = v.healed("stall-assignment")?;
+    let stuck = &hosts[0];
+    let before = v.epoch_at(GROUP, at);
+    let during: Vec<(i64, i32)> = v
+        .generations(GROUP)
+        .into_iter()
+        .filter(|(t, _)| *t > at && *t < healed)
+        .collect();
+    ensure(
+        matches!(during.as_slice(), [(t, g)] if *t >= at + 20_000 && *g == before + 2),
+        || {
+            format!(
+                "generations written while the assignor was stuck: {during:?}; one expected, \
+                 {} (the held one, {}, never written), at least 20 s after {at} ms",
+                before + 2,
+                before + 1
+            )
+        },
+    )?;
+    let mut others = BTreeSet::new();
+    for i in 0..4 {
+        let owned = v.process_owned_at(&h(i), healed - 1);
+        if h(i) == *stuck {
+            ensure(owned.is_empty(), || {
+                format!(
+                    "the stuck leader {stuck} owned {owned:?} just before its assignor returned"
+                )
+            })?;
+        } else {
+            others.extend(owned);
+        }
+    }
+    ensure(others.len() == 6, || {
+        format!("the other three owned {others:?} just before the assignor returned")
+    })?;
+    // AbstractCoordinator.onLeaderElected builds the SyncGroup from `generation` once the
+    // assignor returns, and the heartbeat thread's UNKNOWN_MEMBER_ID reset it to NO_GENERATION,
+    // protocol name null; KafkaApis.handleSyncGroupRequest refuses a v5 request without one
+    // (areMandatoryProtocolTypeAndNamePresent) and SyncGroupResponseHandler raises the
+    // unexpected error as a KafkaException, which joinGroupIfNeeded throws to the application.
+    let died = v.client_events(stuck).any(|(t, _, k)| {
+        t >= healed
+            && matches!(
+                k,
+                ClientKind::Fatal {
+                    error: Some(ErrorCode::InconsistentGroupProtocol),
+                    ..
+                }
+            )
+    });
+    ensure(died, || {
+        format!("{stuck} did not fail with INCONSISTENT_GROUP_PROTOCOL when its assignor returned")
+    })?;
+    let g = v.group(GROUP)?;
+    ensure(g.members.len() == 3 && g.epoch == before + 2, || {
+        format!(
+            "{} members at generation {} at the end; 3 at {} expected",
+            g.members.len(),
+            g.epoch,
+            before + 2
+        )
+    })
 }
 
 /// The leader named by the last GroupMetadata record of the group.
