@@ -71,6 +71,7 @@ scenarios! {
     classic_dynamic_rolling_bounce => "classic-dynamic-rolling-bounce",
     classic_duplicate_instance_id => "classic-duplicate-instance-id",
     classic_max_group_size => "classic-max-group-size",
+    classic_assignor_vote => "classic-assignor-vote",
     classic_leader_stuck_assignor => "classic-leader-stuck-assignor",
     classic_static_leader_bounce => "classic-static-leader-bounce",
     classic_admin_remove_static_member => "classic-admin-remove-static-member",

@@ -493,7 +493,7 @@ impl Cluster {
                     format!("{host}-consumer-{n}"),
                     &topics,
                 )
-                .with_assignors(&group.assignors);
+                .with_assignors(group.assignors_of.get(&index).unwrap_or(&group.assignors));
                 if let Some(id) = group.instance_id(index, n) {
                     c = c.with_instance_id(id);
                 }

@@ -137,6 +137,9 @@ pub struct ClassicGroupSpec {
     pub static_processes: Option<Vec<usize>>,
     /// Process `a` (key) reuses the instance ids of process `b` (value): duplicate instance ids.
     pub instance_ids_of: BTreeMap<usize, usize>,
+    /// The consumers of process `index` (key) list these assignors instead of `assignors`: a group
+    /// whose members prefer different protocols (a rolling change of assignor).
+    pub assignors_of: BTreeMap<usize, Vec<Assignor>>,
 }
 
 impl ClassicGroupSpec {
@@ -163,6 +166,7 @@ impl ClassicGroupSpec {
             dormant: Vec::new(),
             static_processes: None,
             instance_ids_of: BTreeMap::new(),
+            assignors_of: BTreeMap::new(),
         }
     }
 

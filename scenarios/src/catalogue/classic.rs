@@ -8,6 +8,7 @@
 use std::collections::BTreeSet;
 
 use coordinator::Record;
+use members::classic::assignor::Assignor;
 use members::observer::EventKind as ClientKind;
 use protocol::ErrorCode;
 use sim::event::SimEventKind;
@@ -18,6 +19,8 @@ use super::check::{View, ensure, host};
 use super::{Expect, Faults, Scenario, rolling_bounce};
 
 const GROUP: &str = "billing";
+/// The second group of `classic-assignor-vote`.
+const AUDIT: &str = "audit";
 
 fn injected() -> Expect {
     Expect {
@@ -156,6 +159,42 @@ pub fn scenarios() -> Vec<Scenario> {
                 ..Expect::default()
             },
             check: stuck_assignor,
+        },
+        Scenario {
+            name: "classic-assignor-vote",
+            description: "two groups whose consumers prefer different assignors: in `billing` \
+                          two of three list roundrobin before range, in `audit` two of three list \
+                          range first; each group runs the protocol most members voted for \
+                          (selectProtocol), roundrobin and range",
+            default_seed: 1,
+            cluster: || {
+                let prefer =
+                    |g: ClassicGroupSpec, first: Assignor, second: Assignor, of: &[usize]| {
+                        let mut g = g;
+                        g.assignors = vec![second, first];
+                        for i in of {
+                            g.assignors_of.insert(*i, vec![first, second]);
+                        }
+                        g
+                    };
+                ClusterSpec::default()
+                    .with_topic("orders", 6)
+                    .with_classic(prefer(
+                        group(3),
+                        Assignor::RoundRobin,
+                        Assignor::Range,
+                        &[0, 1],
+                    ))
+                    .with_classic(prefer(
+                        ClassicGroupSpec::new(AUDIT, &["orders"], 3, 1),
+                        Assignor::Range,
+                        Assignor::RoundRobin,
+                        &[0, 2],
+                    ))
+            },
+            faults: Faults::None,
+            expect: Expect::default(),
+            check: assignor_vote,
         },
         Scenario {
             name: "classic-static-leader-bounce",
@@ -448,6 +487,28 @@ fn stuck_assignor(v: &View) -> Result<(), String> {
             before + 2
         )
     })
+}
+
+/// `selectProtocol`: the candidates every member supports, one vote per member for its first
+/// candidate, the most votes wins.
+fn assignor_vote(v: &View) -> Result<(), String> {
+    for (group, want) in [(GROUP, "roundrobin"), (AUDIT, "range")] {
+        let protocol = v.log().iter().rev().find_map(|e| match &e.kind {
+            SimEventKind::Record {
+                record:
+                    Record::GroupMetadata {
+                        key,
+                        value: Some(g),
+                    },
+                ..
+            } if key.group == group => g.protocol.clone(),
+            _ => None,
+        });
+        ensure(protocol.as_deref() == Some(want), || {
+            format!("{group} runs protocol {protocol:?}, {want} expected")
+        })?;
+    }
+    Ok(())
 }
 
 /// The leader named by the last GroupMetadata record of the group.
