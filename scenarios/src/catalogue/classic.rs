@@ -366,9 +366,10 @@ fn duplicate_instance_id(v: &View) -> Result<(), String> {
     })
 }
 
-/// `acceptJoiningMember`: in PreparingRebalance a join counts against the members awaiting
-/// join, in Stable against the members; either way the refused consumer hears
-/// GROUP_MAX_SIZE_REACHED, which is fatal, and the group neither grows nor rebalances.
+/// The group size limit, as Kafka's `acceptJoiningMember` applies it: in PreparingRebalance a
+/// join counts against the members awaiting join, in Stable against the members; either way the
+/// refused consumer hears GROUP_MAX_SIZE_REACHED, which is fatal, and the group neither grows nor
+/// rebalances.
 fn max_group_size(v: &View) -> Result<(), String> {
     let (at, _) = v.injected("start-process")?;
     let refused = |index: usize| {
@@ -420,8 +421,9 @@ fn max_group_size(v: &View) -> Result<(), String> {
     )
 }
 
-/// `expirePendingSync`: a rebalance timeout after the join phase completed, the members that have
-/// not sent SyncGroup are removed and the group rebalances without them. The generation the stuck
+/// The pending-sync timeout (Kafka's `expirePendingSync`): a rebalance timeout after the join
+/// phase completed, the members that have not sent SyncGroup are removed and the group rebalances
+/// without them. The generation the stuck
 /// leader was to assign is never written (a leader's SyncGroup writes it).
 fn stuck_assignor(v: &View) -> Result<(), String> {
     let (at, hosts) = v.injected("stall-assignment")?;
@@ -489,8 +491,8 @@ fn stuck_assignor(v: &View) -> Result<(), String> {
     })
 }
 
-/// `selectProtocol`: the candidates every member supports, one vote per member for its first
-/// candidate, the most votes wins.
+/// The protocol vote (Kafka's `selectProtocol`): the candidates every member supports, one vote
+/// per member for its first candidate, the most votes wins.
 fn assignor_vote(v: &View) -> Result<(), String> {
     for (group, want) in [(GROUP, "roundrobin"), (AUDIT, "range")] {
         let protocol = v.log().iter().rev().find_map(|e| match &e.kind {
