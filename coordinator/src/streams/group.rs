@@ -264,12 +264,6 @@ impl StreamsGroup {
         self.persistent.topology.as_ref().map_or(-1, |t| t.epoch)
     }
 
-    /// `hasMetadataExpired`.
-    pub fn has_metadata_expired(&self, now_ms: i64) -> bool {
-        let d = self.soft.metadata_refresh_deadline;
-        now_ms >= d.deadline_ms || self.persistent.group_epoch < d.epoch
-    }
-
     /// `updateMember`: replaces or adds the member and keeps ownership, static ids and state in step.
     pub fn update_member(&mut self, member: StreamsGroupMember) {
         let member_id = member.member_id.clone();
