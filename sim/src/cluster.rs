@@ -203,22 +203,21 @@ impl Cluster {
         let storages: Vec<(i32, BrokerStorage)> = (1..=spec.brokers as i32)
             .map(|id| (id, BrokerStorage::new()))
             .collect();
-        let hub = Hub::new(storages.clone(), keep_events);
-        hub.set_assignment_intervals(
-            spec.streams_apps
-                .iter()
-                .map(|app| {
-                    let shard = &broker_config.shard;
-                    let effective = shard
-                        .streams
-                        .effective(shard.group_overrides.get(&app.application_id));
-                    (
-                        app.application_id.clone(),
-                        i64::from(effective.assignment_interval_ms),
-                    )
-                })
-                .collect(),
-        );
+        let shard = &broker_config.shard;
+        let assignment_intervals = spec
+            .streams_apps
+            .iter()
+            .map(|app| {
+                let effective = shard
+                    .streams
+                    .effective(shard.group_overrides.get(&app.application_id));
+                (
+                    app.application_id.clone(),
+                    i64::from(effective.assignment_interval_ms),
+                )
+            })
+            .collect();
+        let hub = Hub::new(storages.clone(), keep_events, assignment_intervals);
         let mut cluster = Cluster {
             sim,
             hub,

@@ -41,7 +41,7 @@ struct Inner {
     violation: Option<Violation>,
     /// What the run reached (reports only: never hashed, never judged).
     coverage: Tracker,
-    /// Effective assignment interval (ms) per streams group ([`Hub::set_assignment_intervals`]).
+    /// Effective assignment interval (ms) per streams group ([`Hub::new`]).
     assignment_intervals: BTreeMap<String, i64>,
 }
 
@@ -52,7 +52,13 @@ pub struct Hub(Rc<RefCell<Inner>>);
 impl Hub {
     /// `storages`: each broker's storage (id, storage), read for committed records. With
     /// `keep_events` false only the count and the hash are kept (benchmarks).
-    pub fn new(storages: Vec<(i32, BrokerStorage)>, keep_events: bool) -> Self {
+    /// `assignment_intervals`: the effective `group.streams.assignment.interval.ms` of each
+    /// streams group the cluster configures (the coordinator-answers check of the interval).
+    pub fn new(
+        storages: Vec<(i32, BrokerStorage)>,
+        keep_events: bool,
+        assignment_intervals: BTreeMap<String, i64>,
+    ) -> Self {
         Hub(Rc::new(RefCell::new(Inner {
             next_seq: 0,
             keep_events,
@@ -65,14 +71,8 @@ impl Hub {
             storages,
             violation: None,
             coverage: Tracker::default(),
-            assignment_intervals: BTreeMap::new(),
+            assignment_intervals,
         })))
-    }
-
-    /// The effective `group.streams.assignment.interval.ms` of each streams group the cluster
-    /// configures (the coordinator-answers check of the assignment interval reads it).
-    pub fn set_assignment_intervals(&self, intervals: BTreeMap<String, i64>) {
-        self.0.borrow_mut().assignment_intervals = intervals;
     }
 
     /// An observer for the client models running on `host`.

@@ -671,6 +671,43 @@ impl Driver {
             .ok_or_else(|| format!("{host} is not a member process"))
     }
 
+    /// Sends `command` to every process `host` resolves to (all of them must be member processes,
+    /// or the fault is skipped) and records each in the set `held` picks, which the heal and the
+    /// final heal release.
+    fn command_processes(
+        &mut self,
+        host: &HostRef,
+        command: ProcessCommand,
+        held: fn(&mut Self) -> &mut BTreeSet<String>,
+    ) -> Result<Vec<String>, String> {
+        let hs = self.resolve(host)?;
+        let controls = hs
+            .iter()
+            .map(|h| self.process(h))
+            .collect::<Result<Vec<_>, _>>()?;
+        for (h, control) in hs.iter().zip(controls) {
+            control.send(command.clone());
+            held(self).insert(h.clone());
+        }
+        Ok(hs)
+    }
+
+    /// Sends `command` to each of `hosts` that is still a process, and drops each from the set
+    /// `held` picks.
+    fn release_processes(
+        &mut self,
+        hosts: &[String],
+        command: ProcessCommand,
+        held: fn(&mut Self) -> &mut BTreeSet<String>,
+    ) {
+        for h in hosts {
+            if let Ok(c) = self.process(h) {
+                c.send(command.clone());
+            }
+            held(self).remove(h);
+        }
+    }
+
     /// Applies one link change through the counts of [`LinkFaults`].
     fn link(&mut self, change: impl FnOnce(&mut LinkFaults) -> Vec<LinkCall>) {
         let calls = change(&mut self.links);
@@ -744,33 +781,19 @@ impl Driver {
                 }
                 Ok(hs)
             }
-            FaultKind::StallHeartbeats { host, thread } => {
-                let hs = self.resolve(host)?;
-                let controls = hs
-                    .iter()
-                    .map(|h| self.process(h))
-                    .collect::<Result<Vec<_>, _>>()?;
-                for (h, control) in hs.iter().zip(controls) {
-                    control.send(ProcessCommand::StallHeartbeats {
-                        thread: *thread,
-                        stalled: true,
-                    });
-                    self.stalled.insert(h.clone());
-                }
-                Ok(hs)
-            }
-            FaultKind::StallAssignment { host } => {
-                let hs = self.resolve(host)?;
-                let controls = hs
-                    .iter()
-                    .map(|h| self.process(h))
-                    .collect::<Result<Vec<_>, _>>()?;
-                for (h, control) in hs.iter().zip(controls) {
-                    control.send(ProcessCommand::StallAssignment { stalled: true });
-                    self.assignment_stalled.insert(h.clone());
-                }
-                Ok(hs)
-            }
+            FaultKind::StallHeartbeats { host, thread } => self.command_processes(
+                host,
+                ProcessCommand::StallHeartbeats {
+                    thread: *thread,
+                    stalled: true,
+                },
+                |r| &mut r.stalled,
+            ),
+            FaultKind::StallAssignment { host } => self.command_processes(
+                host,
+                ProcessCommand::StallAssignment { stalled: true },
+                |r| &mut r.assignment_stalled,
+            ),
             FaultKind::FenceBroker { broker } => {
                 let hs = self.resolve(broker)?;
                 if let Some(h) = hs.iter().find(|h| !h.starts_with("broker-")) {
@@ -782,16 +805,7 @@ impl Driver {
                 Ok(hs)
             }
             FaultKind::StopProcess { host } => {
-                let hs = self.resolve(host)?;
-                let controls = hs
-                    .iter()
-                    .map(|h| self.process(h))
-                    .collect::<Result<Vec<_>, _>>()?;
-                for (h, control) in hs.iter().zip(controls) {
-                    control.send(ProcessCommand::Stop);
-                    self.stopped.insert(h.clone());
-                }
-                Ok(hs)
+                self.command_processes(host, ProcessCommand::Stop, |r| &mut r.stopped)
             }
             FaultKind::CreateTopic { name, partitions } => {
                 self.cluster.admin_command(AdminCommand::CreateTopic {
@@ -987,37 +1001,26 @@ impl Driver {
                     }
                 }
             }
-            FaultKind::StallHeartbeats { thread, .. } => {
-                for h in &hosts {
-                    if let Ok(c) = self.process(h) {
-                        c.send(ProcessCommand::StallHeartbeats {
-                            thread: *thread,
-                            stalled: false,
-                        });
-                    }
-                    self.stalled.remove(h);
-                }
-            }
-            FaultKind::StallAssignment { .. } => {
-                for h in &hosts {
-                    if let Ok(c) = self.process(h) {
-                        c.send(ProcessCommand::StallAssignment { stalled: false });
-                    }
-                    self.assignment_stalled.remove(h);
-                }
-            }
+            FaultKind::StallHeartbeats { thread, .. } => self.release_processes(
+                &hosts,
+                ProcessCommand::StallHeartbeats {
+                    thread: *thread,
+                    stalled: false,
+                },
+                |r| &mut r.stalled,
+            ),
+            FaultKind::StallAssignment { .. } => self.release_processes(
+                &hosts,
+                ProcessCommand::StallAssignment { stalled: false },
+                |r| &mut r.assignment_stalled,
+            ),
             FaultKind::FenceBroker { .. } => {
                 for h in &hosts {
                     self.link(|l| l.uncut(h, CONTROLLER_HOST));
                 }
             }
             FaultKind::StopProcess { .. } => {
-                for h in &hosts {
-                    if let Ok(c) = self.process(h) {
-                        c.send(ProcessCommand::Start);
-                    }
-                    self.stopped.remove(h);
-                }
+                self.release_processes(&hosts, ProcessCommand::Start, |r| &mut r.stopped)
             }
             FaultKind::ControlledShutdown { .. } => {
                 self.cluster
@@ -1073,24 +1076,23 @@ impl Driver {
                 restarted.push(h);
             }
         }
-        for h in std::mem::take(&mut self.stalled) {
-            if let Ok(c) = self.process(&h) {
-                c.send(ProcessCommand::StallHeartbeats {
-                    thread: None,
-                    stalled: false,
-                });
-            }
-        }
-        for h in std::mem::take(&mut self.assignment_stalled) {
-            if let Ok(c) = self.process(&h) {
-                c.send(ProcessCommand::StallAssignment { stalled: false });
-            }
-        }
-        for h in std::mem::take(&mut self.stopped) {
-            if let Ok(c) = self.process(&h) {
-                c.send(ProcessCommand::Start);
-            }
-        }
+        let stalled: Vec<String> = self.stalled.iter().cloned().collect();
+        self.release_processes(
+            &stalled,
+            ProcessCommand::StallHeartbeats {
+                thread: None,
+                stalled: false,
+            },
+            |r| &mut r.stalled,
+        );
+        let assignment_stalled: Vec<String> = self.assignment_stalled.iter().cloned().collect();
+        self.release_processes(
+            &assignment_stalled,
+            ProcessCommand::StallAssignment { stalled: false },
+            |r| &mut r.assignment_stalled,
+        );
+        let stopped: Vec<String> = self.stopped.iter().cloned().collect();
+        self.release_processes(&stopped, ProcessCommand::Start, |r| &mut r.stopped);
         self.cluster
             .hub
             .fault("sim", now, FaultEvent::AllHealed { restarted });

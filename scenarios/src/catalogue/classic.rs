@@ -8,6 +8,7 @@
 use std::collections::BTreeSet;
 
 use coordinator::Record;
+use coordinator::records::classic::GroupMetadataValue;
 use members::classic::assignor::Assignor;
 use members::observer::EventKind as ClientKind;
 use protocol::ErrorCode;
@@ -16,7 +17,7 @@ use sim::faults::{FaultKind, FaultWindow, HostRef};
 use sim::spec::{ClassicGroupSpec, ClusterSpec};
 
 use super::check::{View, ensure, host};
-use super::{Expect, Faults, Scenario, rolling_bounce};
+use super::{Expect, Faults, Scenario, rolling_bounce, start_process};
 
 const GROUP: &str = "billing";
 /// The second group of `classic-assignor-vote`.
@@ -80,14 +81,7 @@ pub fn scenarios() -> Vec<Scenario> {
                 g.instance_ids_of.insert(2, 0);
                 cluster(g)
             },
-            faults: Faults::Schedule(|| {
-                vec![FaultWindow::at(
-                    20_000,
-                    FaultKind::StartProcess {
-                        host: HostRef::process(GROUP, 2),
-                    },
-                )]
-            }),
+            faults: Faults::Schedule(|| vec![start_process(GROUP, 2, 20_000)]),
             expect: Expect {
                 faults_injected: true,
                 min_duration_ms: 40000,
@@ -104,14 +98,7 @@ pub fn scenarios() -> Vec<Scenario> {
                           into the Stable group and is refused too, without a rebalance",
             default_seed: 1,
             cluster: || cluster(group(5).with_dormant([4])).with_broker_config("group.max.size", 3),
-            faults: Faults::Schedule(|| {
-                vec![FaultWindow::at(
-                    20_000,
-                    FaultKind::StartProcess {
-                        host: HostRef::process(GROUP, 4),
-                    },
-                )]
-            }),
+            faults: Faults::Schedule(|| vec![start_process(GROUP, 4, 20_000)]),
             expect: Expect {
                 faults_injected: true,
                 min_duration_ms: 40_000,
@@ -145,12 +132,7 @@ pub fn scenarios() -> Vec<Scenario> {
                         },
                     )
                     .lasting(45_000),
-                    FaultWindow::at(
-                        16_000,
-                        FaultKind::StartProcess {
-                            host: HostRef::process(GROUP, 3),
-                        },
-                    ),
+                    start_process(GROUP, 3, 16_000),
                 ]
             }),
             expect: Expect {
@@ -495,17 +477,7 @@ fn stuck_assignor(v: &View) -> Result<(), String> {
 /// per member for its first candidate, the most votes wins.
 fn assignor_vote(v: &View) -> Result<(), String> {
     for (group, want) in [(GROUP, "roundrobin"), (AUDIT, "range")] {
-        let protocol = v.log().iter().rev().find_map(|e| match &e.kind {
-            SimEventKind::Record {
-                record:
-                    Record::GroupMetadata {
-                        key,
-                        value: Some(g),
-                    },
-                ..
-            } if key.group == group => g.protocol.clone(),
-            _ => None,
-        });
+        let protocol = last_recorded(v, group, |g| g.protocol.clone());
         ensure(protocol.as_deref() == Some(want), || {
             format!("{group} runs protocol {protocol:?}, {want} expected")
         })?;
@@ -513,8 +485,12 @@ fn assignor_vote(v: &View) -> Result<(), String> {
     Ok(())
 }
 
-/// The leader named by the last GroupMetadata record of the group.
-fn leader(v: &View) -> Option<String> {
+/// `field` of the last GroupMetadata record of `group` that has it.
+fn last_recorded<T>(
+    v: &View,
+    group: &str,
+    field: impl Fn(&GroupMetadataValue) -> Option<T>,
+) -> Option<T> {
     v.log().iter().rev().find_map(|e| match &e.kind {
         SimEventKind::Record {
             record:
@@ -523,9 +499,14 @@ fn leader(v: &View) -> Option<String> {
                     value: Some(g),
                 },
             ..
-        } if key.group == GROUP => g.leader.clone(),
+        } if key.group == group => field(g),
         _ => None,
     })
+}
+
+/// The leader named by the last GroupMetadata record of the group.
+fn leader(v: &View) -> Option<String> {
+    last_recorded(v, GROUP, |g| g.leader.clone())
 }
 
 fn leader_bounce(v: &View) -> Result<(), String> {
