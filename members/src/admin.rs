@@ -243,6 +243,49 @@ impl<N: Net> Admin<N> {
         }
     }
 
+    /// The rude client's call: `request` sent once at exactly `version` to the coordinator of
+    /// `group_id`, whatever it holds. Only a missing coordinator or connection is retried; any
+    /// response, errors included, is the answer. A broker that does not serve `version` fails
+    /// the call with UNSUPPORTED_VERSION (as Kafka's clients do before sending).
+    pub async fn raw(
+        &self,
+        group_id: &str,
+        request: Request,
+        version: i16,
+    ) -> Result<Response, AdminError> {
+        let api = request.api();
+        self.with_coordinator(group_id, |node| {
+            let request = request.clone();
+            async move {
+                let sent_at = std::cell::Cell::new(version);
+                let result = self
+                    .client
+                    .send_built_capped(
+                        &node.broker,
+                        api,
+                        Some(version),
+                        self.config.request_timeout_ms,
+                        |negotiated| {
+                            sent_at.set(negotiated);
+                            request
+                        },
+                    )
+                    .await;
+                if sent_at.get() != version {
+                    return Attempt::Fail(AdminError::Error(
+                        ErrorCode::UnsupportedVersion,
+                        format!("the broker serves {api} only below v{version}"),
+                    ));
+                }
+                match result {
+                    Ok(response) => Attempt::Done(response),
+                    Err(f) => Self::transport(f),
+                }
+            }
+        })
+        .await
+    }
+
     /// StreamsGroupDescribe of one group.
     pub async fn describe_streams_group(
         &self,

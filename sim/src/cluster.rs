@@ -721,6 +721,26 @@ impl AdminClient {
             }
             AdminCommand::GroupAdmin {
                 group,
+                streams: _,
+                call: GroupAdminCall::Scripted { script },
+            } => {
+                let admin = self.group_admin();
+                let hub = self.hub.clone();
+                crate::rude::run(&admin, group, script, |answer| {
+                    hub.harness(
+                        ADMIN_HOST,
+                        HarnessEvent::AdminAnswered {
+                            group: group.clone(),
+                            call: "scripted",
+                            answer,
+                        },
+                    )
+                })
+                .await;
+                admin.close();
+            }
+            AdminCommand::GroupAdmin {
+                group,
                 streams,
                 call,
             } => {
@@ -884,6 +904,7 @@ async fn group_admin_call(
             Ok(e) => AdminAnswer::Deleted { error: e.name() },
             Err(e) => failed(e),
         },
+        GroupAdminCall::Scripted { .. } => unreachable!("scripted calls answer line by line"),
     }
 }
 

@@ -146,6 +146,18 @@ pub enum AdminAnswer {
     Deleted {
         error: &'static str,
     },
+    /// The response to script line `line` of a scripted call (sim/src/rude.rs): Kafka's JSON
+    /// form at the request's version, compact, member ids the script learned named `$gen:L`.
+    Scripted {
+        line: usize,
+        response: String,
+    },
+    /// Script line `line` got no response (no coordinator, a version the broker does not serve,
+    /// a body that is not the api's).
+    ScriptedFailed {
+        line: usize,
+        reason: String,
+    },
 }
 
 /// A described group: DescribeGroups (classic: the epochs are -1, it has no generation field) or

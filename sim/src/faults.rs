@@ -176,6 +176,13 @@ pub enum GroupAdminCall {
     },
     /// `deleteConsumerGroups`: DeleteGroups.
     Delete,
+    /// The rude client: the request lines of a `regroup script` (JSON lines, as the oracle's
+    /// corpus holds them), each sent once, in order, at exactly its version, to the coordinator of
+    /// the group its body names; each answer is logged as that line's response JSON. Bad
+    /// requests, old versions and inputs no modelled client sends reach the coordinator this way;
+    /// the script's `expect`s say what Kafka answers, and the scenario's check holds them
+    /// (sim/src/rude.rs).
+    Scripted { script: String },
 }
 
 impl GroupAdminCall {
@@ -188,6 +195,7 @@ impl GroupAdminCall {
             GroupAdminCall::DeleteOffsets { .. } => "delete-offsets",
             GroupAdminCall::AlterOffsets { .. } => "alter-offsets",
             GroupAdminCall::Delete => "delete",
+            GroupAdminCall::Scripted { .. } => "scripted",
         }
     }
 }

@@ -28,6 +28,7 @@ pub mod logging;
 pub mod mirror;
 pub mod model;
 pub mod net;
+pub mod rude;
 pub mod runner;
 pub mod seed;
 pub mod spec;
