@@ -1415,6 +1415,175 @@ def classic_versions_walk():
     return s
 
 
+# ---- The rude client (sim/src/rude.rs) -----------------------------------------------------------------
+
+RUDE_TOPO = {"epoch": 0, "subtopologies": [{"subtopologyId": "s1", "sourceTopics": ["foo"]}]}
+UNKNOWN_TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAQ"
+
+
+def rude_expect(s, **response):
+    return s.expect(response=response)
+
+
+@scenario
+def rude_client():
+    # Requests no modelled client sends, each answered without another request's help, with what the
+    # answer must hold. `regroup conformance` holds these expects against Kafka 4.4.0's coordinator;
+    # the catalogue's `rude-client` scenario sends the same lines over the simulated network
+    # (sim/src/rude.rs) and holds them against regroup's brokers. Kafka's default configs only: the
+    # scenario's cluster runs with them. Groups: rude-streams, rude-simple, rude-txn, rude-old,
+    # rude-static, rude-static9.
+    s = Script("rude-client")
+    s.topics(("foo", 3))
+    inv = 42  # INVALID_REQUEST
+    base = {"groupId": "rude-streams", "memberId": "rude-m1", "memberEpoch": 0, "rebalanceTimeoutMs": 30000,
+            "topology": RUDE_TOPO, "activeTasks": [], "standbyTasks": [], "warmupTasks": [],
+            "processId": "rude-process"}
+    bad = [
+        (dict(base, memberId="  "), "MemberId can't be empty."),
+        (dict(base, groupId=""), "GroupId can't be empty."),
+        (dict(base, instanceId=" "), "InstanceId can't be empty."),
+        (dict(base, rackId=""), "RackId can't be empty."),
+        (dict(base, rebalanceTimeoutMs=-1), "RebalanceTimeoutMs must be provided in first request."),
+        (dict(base, activeTasks=None), "ActiveTasks must be empty when (re-)joining."),
+        (dict(base, standbyTasks=[{"subtopologyId": "s1", "partitions": [0]}]),
+         "StandbyTasks must be empty when (re-)joining."),
+        (dict(base, warmupTasks=None), "WarmupTasks must be empty when (re-)joining."),
+        (dict(base, topology=None), "Topology must be non-null when (re-)joining."),
+        (dict(base, memberEpoch=-2, topology=None), "InstanceId can't be null."),
+        (dict(base, memberEpoch=-3, topology=None), "MemberEpoch is -3, but must be greater than or equal to -2."),
+        (dict(base, memberEpoch=1, topology=None, standbyTasks=None),
+         "If one task-type is non-null, all must be non-null."),
+        (dict(base, memberEpoch=1, topology=None, activeTasks=None, standbyTasks=None),
+         "If one task-type is non-null, all must be non-null."),
+        (dict(base, memberEpoch=1), "Topology can only be provided when (re-)joining."),
+        (dict(base, topology={"epoch": 0, "subtopologies": [{"subtopologyId": "s1", "sourceTopicRegex": ["f.*"]}]}),
+         "Regular expressions for source topics are not supported yet."),
+    ]
+    for body, message in bad:
+        s.req("StreamsGroupHeartbeat", 1, body)
+        rude_expect(s, errorCode=inv, errorMessage=message)
+    # The broker's own checks of a topology (KafkaApis): invalid and internal topic names.
+    s.req("StreamsGroupHeartbeat", 1, dict(base, topology={"epoch": 0, "subtopologies": [
+        {"subtopologyId": "s1", "sourceTopics": ["foo"],
+         "stateChangelogTopics": [{"name": "rude changelog"}]}]}))
+    rude_expect(s, errorCode=130, errorMessage="Topic names rude changelog are not valid topic names.")
+    s.req("StreamsGroupHeartbeat", 1, dict(base, topology={"epoch": 0, "subtopologies": [
+        {"subtopologyId": "s1", "sourceTopics": ["__consumer_offsets"]}]}))
+    rude_expect(s, errorCode=130,
+                errorMessage="Use of Kafka internal topics __consumer_offsets in a Kafka Streams topology is prohibited.")
+    s.req("StreamsGroupHeartbeat", 1, dict(base, topology={"epoch": 0, "subtopologies": [
+        {"subtopologyId": "s1", "sourceTopics": ["foo"],
+         "stateChangelogTopics": [{"name": "rude-changelog", "partitions": 3}]}]}))
+    rude_expect(s, errorCode=130,
+                errorMessage="Changelog topic rude-changelog must have an undefined partition count, but it is set to 3.")
+    # A member joins; fetches and commits that do not name it at its epoch are refused.
+    s.req("StreamsGroupHeartbeat", 1, base)
+    rude_expect(s, errorCode=0)
+    # UNKNOWN_MEMBER_ID 25, STALE_MEMBER_EPOCH 113, UNSUPPORTED_VERSION 35. A null member id with an
+    # epoch is UNKNOWN_SERVER_ERROR -1 (Kafka's member lookup throws a NullPointerException).
+    for member, epoch, error in (("ghost", -1, 25), ("rude-m1", 99, 113), (None, 5, -1)):
+        s.req("OffsetFetch", 9, {"groups": [{"groupId": "rude-streams", "memberId": member, "memberEpoch": epoch,
+                                             "topics": [{"name": "foo", "partitionIndexes": [0]}]}]})
+        rude_expect(s, groups=[{"errorCode": error, "topics": []}])
+    s.req("OffsetCommit", 9, {"groupId": "rude-streams", "generationIdOrMemberEpoch": 99, "memberId": "rude-m1",
+                              "topics": [{"name": "foo", "partitions": [{"partitionIndex": 0, "committedOffset": 5}]}]})
+    rude_expect(s, topics=[{"partitions": [{"errorCode": 113}]}])
+    s.req("OffsetCommit", 8, {"groupId": "rude-streams", "generationIdOrMemberEpoch": 1, "memberId": "rude-m1",
+                              "topics": [{"name": "foo", "partitions": [{"partitionIndex": 0, "committedOffset": 5}]}]})
+    rude_expect(s, topics=[{"partitions": [{"errorCode": 35}]}])
+    # Below v6 a transactional commit's STALE_MEMBER_EPOCH becomes ILLEGAL_GENERATION, no other error.
+    for version in (3, 5):
+        s.req("TxnOffsetCommit", version, {"transactionalId": "rude-t", "groupId": "rude-streams", "producerId": 7,
+                                           "producerEpoch": 0, "generationIdOrMemberEpoch": 1, "memberId": "ghost",
+                                           "topics": [{"name": "foo", "partitions": [
+                                               {"partitionIndex": 0, "committedOffset": 5}]}]})
+        rude_expect(s, topics=[{"partitions": [{"errorCode": 25}]}])
+
+    # A simple group (offsets only): commits by partition, metadata size, generation without member.
+    commit = lambda partitions, **extra: s.req("OffsetCommit", 8, dict({
+        "groupId": "rude-simple", "generationIdOrMemberEpoch": -1, "memberId": "",
+        "topics": [{"name": t, "partitions": [dict({"partitionIndex": p, "committedOffset": 10 + p}, **m)
+                                              for p, m in ps]} for t, ps in partitions]}, **extra))
+    commit([("foo", [(0, {"committedMetadata": "m0"}), (1, {"committedLeaderEpoch": 4})])])
+    rude_expect(s, topics=[{"name": "foo", "partitions": [{"partitionIndex": 0, "errorCode": 0},
+                                                          {"partitionIndex": 1, "errorCode": 0}]}])
+    commit([("foo", [(2, {"committedMetadata": "x" * 4097})])])
+    rude_expect(s, topics=[{"partitions": [{"partitionIndex": 2, "errorCode": 12}]}])  # OFFSET_METADATA_TOO_LARGE
+    commit([("foo", [(7, {}), (2, {}), (-1, {})]), ("nosuch", [(0, {})])])
+    # UNKNOWN_TOPIC_OR_PARTITION 3: the refused partitions first, the coordinator's answers merged in.
+    rude_expect(s, topics=[{"name": "foo", "partitions": [{"partitionIndex": 7, "errorCode": 3},
+                                                          {"partitionIndex": -1, "errorCode": 3},
+                                                          {"partitionIndex": 2, "errorCode": 0}]},
+                           {"name": "nosuch", "partitions": [{"partitionIndex": 0, "errorCode": 3}]}])
+    commit([("foo", [(0, {})])], generationIdOrMemberEpoch=3)
+    rude_expect(s, topics=[{"partitions": [{"errorCode": 25}]}])
+    s.req("OffsetFetch", 7, {"groupId": "rude-simple", "requireStable": True,
+                             "topics": [{"name": "foo", "partitionIndexes": [0, 1, 2]}]})
+    rude_expect(s, errorCode=0, topics=[{"partitions": [
+        {"partitionIndex": 0, "committedOffset": 10, "committedLeaderEpoch": -1, "metadata": "m0", "errorCode": 0},
+        {"partitionIndex": 1, "committedOffset": 11, "committedLeaderEpoch": 4, "metadata": "", "errorCode": 0},
+        {"partitionIndex": 2, "committedOffset": 12, "committedLeaderEpoch": -1, "metadata": "", "errorCode": 0}]}])
+    s.req("OffsetFetch", 10, {"groups": [{"groupId": "rude-simple", "topics": [
+        {"topicId": UNKNOWN_TOPIC_ID, "partitionIndexes": [0]}]}]})
+    rude_expect(s, groups=[{"errorCode": 0, "topics": [{"partitions": [
+        {"partitionIndex": 0, "committedOffset": -1, "errorCode": 100}]}]}])  # UNKNOWN_TOPIC_ID
+
+    # Transactional commits: group and generation checks by version, a pending offset.
+    txn = lambda version, group, generation, **extra: s.req("TxnOffsetCommit", version, dict({
+        "transactionalId": "rude-t", "groupId": group, "producerId": 9, "producerEpoch": 0,
+        "generationIdOrMemberEpoch": generation, "memberId": "",
+        "topics": [{"name": "foo", "partitions": [{"partitionIndex": 0, "committedOffset": 3}]}]}, **extra))
+    txn(3, "rude-nogroup", 10)
+    rude_expect(s, topics=[{"partitions": [{"errorCode": 22}]}])  # ILLEGAL_GENERATION (v6+: GROUP_ID_NOT_FOUND)
+    txn(3, "", -1)
+    rude_expect(s, topics=[{"partitions": [{"errorCode": 24}]}])  # INVALID_GROUP_ID
+    txn(3, "rude-txn", -1)
+    rude_expect(s, topics=[{"name": "foo", "partitions": [{"partitionIndex": 0, "errorCode": 0}]}])
+    # The offset is pending (no marker ends the transaction): UNSTABLE_OFFSET_COMMIT 88 when asked stable.
+    for stable, error in ((True, 88), (False, 0)):
+        s.req("OffsetFetch", 7, {"groupId": "rude-txn", "requireStable": stable,
+                                 "topics": [{"name": "foo", "partitionIndexes": [0]}]})
+        rude_expect(s, topics=[{"partitions": [{"committedOffset": -1, "errorCode": error}]}])
+
+    # Old versions of the classic protocol: a JoinGroup v3 member (no MEMBER_ID_REQUIRED before v4)
+    # leaves with LeaveGroup v1 (one member, a top-level error); LeaveGroup v3 answers per member.
+    jl = len(s.lines) + 1
+    s.join(group="rude-old", version=3, session=30000, rebalance=30000)
+    rude_expect(s, errorCode=0, generationId=1, leader="$gen:%d" % jl, memberId="$gen:%d" % jl)
+    s.adv(3000).tick()
+    s.sync("$gen:%d" % jl, 1, group="rude-old", version=2,
+           assignments={"$gen:%d" % jl: consumer_assignment({"foo": [0, 1, 2]})})
+    rude_expect(s, errorCode=0)
+    s.req("LeaveGroup", 3, {"groupId": "rude-old", "members": [{"memberId": "nobody"}]})
+    rude_expect(s, errorCode=0, members=[{"memberId": "nobody", "errorCode": 25}])
+    s.req("LeaveGroup", 1, {"groupId": "rude-old", "memberId": "nobody"})
+    rude_expect(s, errorCode=25)
+    s.req("LeaveGroup", 1, {"groupId": "rude-old", "memberId": "$gen:%d" % jl})
+    rude_expect(s, errorCode=0)
+
+    # A static member that restarts (JoinGroup with its instance id and no member id) while its group
+    # is Stable: below v9 it is told the old leader id and no members (KAFKA-8500), from v9 on the
+    # new id leads and gets the members.
+    for group, version in (("rude-static", 5), ("rude-static9", 9)):
+        first = len(s.lines) + 1
+        s.join(group=group, instance="rude-i", version=version, session=30000, rebalance=30000)
+        rude_expect(s, errorCode=0, generationId=1, leader="$gen:%d" % first)
+        s.adv(3000).tick()
+        s.sync("$gen:%d" % first, 1, group=group, instance="rude-i", version=5 if version >= 5 else 3,
+               assignments={"$gen:%d" % first: consumer_assignment({"foo": [0]})})
+        rude_expect(s, errorCode=0)
+        again = len(s.lines) + 1
+        s.join(group=group, instance="rude-i", version=version, session=30000, rebalance=30000)
+        if version >= 9:
+            rude_expect(s, errorCode=0, generationId=1, leader="$gen:%d" % again, memberId="$gen:%d" % again,
+                        skipAssignment=True, members=[{"memberId": "$gen:%d" % again, "groupInstanceId": "rude-i"}])
+        else:
+            rude_expect(s, errorCode=0, generationId=1, leader="$gen:%d" % first, memberId="$gen:%d" % again,
+                        members=[])
+    return s
+
+
 # ---- Kafka 4.4.0 behaviours the simulator reports (sim/src/known.rs, docs/findings.md) --------------
 
 @scenario

@@ -137,15 +137,21 @@ impl GroupValidation for StreamsGroup {
         if member_id.is_none() && member_epoch < 0 {
             return Ok(());
         }
-        let id = member_id.unwrap_or("null");
-        let member = member_id
-            .and_then(|m| self.persistent.members.get(m))
-            .ok_or_else(|| {
-                ApiError::new(
-                    ErrorCode::UnknownMemberId,
-                    format!("Member {id} is not a member of group {}.", self.group_id),
-                )
-            })?;
+        // Kafka looks the member up with `members.get(memberId, lastCommittedOffset)`, a
+        // `TimelineHashMap` whose entries hash their key: a null member id with an epoch throws a
+        // NullPointerException there, and the fetch is answered UNKNOWN_SERVER_ERROR (checked
+        // against Kafka's coordinator by conformance/corpus/rude-client.jsonl).
+        let Some(id) = member_id else {
+            return Err(ApiError::with_default_message(
+                ErrorCode::UnknownServerError,
+            ));
+        };
+        let member = self.persistent.members.get(id).ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::UnknownMemberId,
+                format!("Member {id} is not a member of group {}.", self.group_id),
+            )
+        })?;
         if member_epoch != member.member_epoch {
             return Err(ApiError::new(
                 ErrorCode::StaleMemberEpoch,
