@@ -25,6 +25,7 @@ pub mod brokers;
 pub mod check;
 pub mod classic;
 pub mod failover;
+pub mod rude;
 pub mod streams;
 pub mod swarm;
 pub mod zoo;
@@ -252,6 +253,7 @@ pub fn all() -> Vec<Scenario> {
     v.extend(brokers::scenarios());
     v.extend(failover::scenarios());
     v.extend(admin::scenarios());
+    v.extend(rude::scenarios());
     v.extend(swarm::scenarios());
     v.extend(zoo::scenarios());
     v

@@ -1,0 +1,99 @@
+//! The rude client: requests no modelled client sends (bad heartbeats, old versions, offsets of
+//! unknown partitions, oversized metadata, transactional commits, static rejoins below JoinGroup
+//! v9), sent over the simulated network and held to the answers Kafka 4.4.0 gives.
+//!
+//! The requests and their answers are one corpus script of the differential oracle,
+//! `conformance/corpus/rude-client.jsonl` (written by `make_corpus.py`): `regroup conformance`
+//! holds its `expect`s against Kafka's own coordinator, this scenario holds the same `expect`s
+//! against what regroup's brokers answer through the simulated network ([`sim::rude`]). The two
+//! cannot drift apart: both read the same file.
+
+use sim::event::AdminAnswer;
+use sim::faults::{FaultKind, FaultWindow, GroupAdminCall};
+use sim::spec::{ClassicGroupSpec, ClusterSpec};
+
+use super::check::View;
+use super::{Expect, Faults, Scenario};
+use crate::conformance::expect;
+
+/// The script, as the oracle runs it.
+pub const SCRIPT: &str = include_str!("../../../conformance/corpus/rude-client.jsonl");
+
+/// The group the admin host's fault names (its requests name their own groups).
+const GROUP: &str = "rude-client";
+
+pub fn scenarios() -> Vec<Scenario> {
+    vec![Scenario {
+        name: "rude-client",
+        description: "beside a consumer group, a rude client sends the oracle's rude-client \
+                      script (StreamsGroupHeartbeat validation, the broker's topology checks, \
+                      fetches and commits with wrong members and epochs, unknown partitions and \
+                      topic ids, oversized metadata, TxnOffsetCommit by version, pending \
+                      transactional offsets, JoinGroup v3 and LeaveGroup v1, static rejoins at \
+                      JoinGroup v5 and v9): every answer holds what Kafka 4.4.0's coordinator \
+                      answers",
+        default_seed: 1,
+        cluster: || {
+            ClusterSpec::default()
+                .with_topic("orders", 6)
+                .with_topic("foo", 3)
+                .with_classic(ClassicGroupSpec::new("orders-app", &["orders"], 2, 1))
+        },
+        faults: Faults::Schedule(|| {
+            vec![FaultWindow::at(
+                15_000,
+                FaultKind::GroupAdmin {
+                    group: GROUP.into(),
+                    call: GroupAdminCall::Scripted {
+                        script: SCRIPT.into(),
+                    },
+                },
+            )]
+        }),
+        expect: Expect {
+            faults_injected: true,
+            min_duration_ms: 60_000,
+            ..Expect::default()
+        },
+        check: rude_check,
+    }]
+}
+
+/// Every request line was answered, and every answer holds the line's `expect`.
+fn rude_check(v: &View) -> Result<(), String> {
+    let lines: Vec<String> = SCRIPT.lines().map(str::to_string).collect();
+    let requests = sim::rude::requests(SCRIPT)?;
+    let expectations = expect::of_script(&lines)?;
+    let answers = v.admin_answers(GROUP);
+    let mut answered = std::collections::BTreeMap::new();
+    for (_, _, answer) in &answers {
+        match answer {
+            AdminAnswer::Scripted { line, response } => {
+                let json: serde_json::Value = serde_json::from_str(response)
+                    .map_err(|e| format!("line {line}: the logged response is not JSON: {e}"))?;
+                answered.insert(*line, json);
+            }
+            AdminAnswer::ScriptedFailed { line, reason } => {
+                return Err(format!("script line {line} got no answer: {reason}"));
+            }
+            other => return Err(format!("an answer that is not the script's: {other:?}")),
+        }
+    }
+    if answered.len() != requests.len() {
+        return Err(format!(
+            "{} of the script's {} requests were answered",
+            answered.len(),
+            requests.len()
+        ));
+    }
+    for e in &expectations {
+        if let Some(why) = expect::mismatch(&e.response, answered.get(&e.line), "") {
+            return Err(format!(
+                "script line {}: {why} (conformance/corpus/rude-client.jsonl; Kafka 4.4.0 \
+                 answers as expected)",
+                e.line
+            ));
+        }
+    }
+    Ok(())
+}
