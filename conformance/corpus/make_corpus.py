@@ -1581,6 +1581,34 @@ def rude_client():
         else:
             rude_expect(s, errorCode=0, generationId=1, leader="$gen:%d" % first, memberId="$gen:%d" % again,
                         members=[])
+
+    # One group id, two group types (getOrMaybeCreateStreamsGroup, getOrMaybeCreateClassicGroup): no
+    # modelled application shares its group id with one of the other type. A streams join names a
+    # classic group with a member: refused. A classic group its last member left: a streams join
+    # converts it (the classic group's tombstones, then a new streams group at epoch 1), and a streams
+    # heartbeat past the join names no member of it. A classic join names a streams group: refused.
+    busy = len(s.lines) + 1
+    s.join(group="rude-busy", instance="rude-bi", version=9, session=30000, rebalance=30000)
+    rude_expect(s, errorCode=0, generationId=1, leader="$gen:%d" % busy)
+    s.adv(3000).tick()
+    s.sjoin("rude-bm", group="rude-busy", topology=RUDE_TOPO, process="rude-process")
+    rude_expect(s, errorCode=69, errorMessage="Group rude-busy is not a streams group.")  # GROUP_ID_NOT_FOUND
+    for group, epoch in (("rude-conv", 0), ("rude-conv2", 1)):
+        left = len(s.lines) + 1
+        s.join(group=group, version=3, session=30000, rebalance=30000)
+        rude_expect(s, errorCode=0, generationId=1, memberId="$gen:%d" % left)
+        s.adv(3000).tick()
+        s.req("LeaveGroup", 1, {"groupId": group, "memberId": "$gen:%d" % left})
+        rude_expect(s, errorCode=0)
+        if epoch == 0:
+            s.sjoin("rude-cm", group=group, topology=RUDE_TOPO, process="rude-process")
+            rude_expect(s, errorCode=0, memberId="rude-cm", memberEpoch=1)
+        else:
+            s.req("StreamsGroupHeartbeat", 1, {"groupId": group, "memberId": "rude-cm", "memberEpoch": 1,
+                                               "activeTasks": [], "standbyTasks": [], "warmupTasks": []})
+            rude_expect(s, errorCode=69, errorMessage="Group rude-conv2 is not a streams group.")
+    s.join(group="rude-streams", version=3, session=30000, rebalance=30000)
+    rude_expect(s, errorCode=23)  # INCONSISTENT_GROUP_PROTOCOL
     return s
 
 

@@ -1,6 +1,6 @@
 //! The rude client: requests no modelled client sends (bad heartbeats, old versions, offsets of
 //! unknown partitions, oversized metadata, transactional commits, static rejoins below JoinGroup
-//! v9), sent over the simulated network and held to the answers Kafka 4.4.0 gives.
+//! v9, a streams join on a classic group's id and a classic join on a streams group's), sent over the simulated network and held to the answers Kafka 4.4.0 gives.
 //!
 //! The requests and their answers are one corpus script of the differential oracle,
 //! `conformance/corpus/rude-client.jsonl` (written by `make_corpus.py`): `regroup conformance`
@@ -30,8 +30,8 @@ pub fn scenarios() -> Vec<Scenario> {
                       fetches and commits with wrong members and epochs, unknown partitions and \
                       topic ids, oversized metadata, TxnOffsetCommit by version, pending \
                       transactional offsets, JoinGroup v3 and LeaveGroup v1, static rejoins at \
-                      JoinGroup v5 and v9): every answer holds what Kafka 4.4.0's coordinator \
-                      answers",
+                      JoinGroup v5 and v9, one group id for both group types): every answer holds \
+                      what Kafka 4.4.0's coordinator answers",
         default_seed: 1,
         cluster: || {
             ClusterSpec::default()
