@@ -172,6 +172,50 @@ pub fn scenarios() -> Vec<Scenario> {
             },
             check: retention_check,
         },
+        Scenario {
+            name: "classic-unsubscribed-offsets-expire",
+            description: "the consumers of a group subscribed to `orders` stop at 20 s; the admin \
+                          commits offsets of `legacy` for the empty group at 24 s; the consumers \
+                          are back, Stable, from 30 s: with a 1 minute retention the offsets of \
+                          `legacy`, which no member subscribes to, expire by commit time while the \
+                          group is Stable (still there at 60 s, gone by 100 s), those of `orders` \
+                          stay",
+            default_seed: 1,
+            cluster: || {
+                ClusterSpec::default()
+                    .with_topic("orders", 6)
+                    .with_topic("legacy", 2)
+                    .with_classic(ClassicGroupSpec::new(GROUP, &["orders"], 3, 1))
+                    .with_broker_config("offsets.retention.minutes", 1)
+                    .with_broker_config("offsets.retention.check.interval.ms", 5_000)
+            },
+            faults: Faults::Schedule(|| {
+                let mut faults: Vec<FaultWindow> = (0..3)
+                    .map(|i| {
+                        FaultWindow::at(
+                            20_000,
+                            FaultKind::StopProcess {
+                                host: HostRef::process(GROUP, i),
+                            },
+                        )
+                        .lasting(10_000)
+                    })
+                    .collect();
+                faults.extend([
+                    call(24_000, GROUP, alter_offsets("legacy", &[0, 1], 7)),
+                    call(60_000, GROUP, GroupAdminCall::FetchOffsets),
+                    call(100_000, GROUP, GroupAdminCall::FetchOffsets),
+                    call(100_100, GROUP, GroupAdminCall::List),
+                ]);
+                faults
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 105_000,
+                ..Expect::default()
+            },
+            check: unsubscribed_expiry_check,
+        },
     ]
 }
 
@@ -644,6 +688,45 @@ fn deleted_topic_check(v: &View) -> Result<(), String> {
             })?;
         }
     }
+    a.done()
+}
+
+/// `isSubscribedToTopic` in the expiration of a Stable consumer group (`offsetExpirationCondition`:
+/// by commit time, for the topics its members' subscriptions do not name): `legacy`'s offsets go,
+/// `orders`' stay, the group stays.
+fn unsubscribed_expiry_check(v: &View) -> Result<(), String> {
+    let hosts = hosts(GROUP, 3);
+    let mut a = Answers::of(v, GROUP);
+    a.offsets_altered(&[("legacy-0", "NONE"), ("legacy-1", "NONE")])?;
+    // The members commit while the admin fetches: their offsets can only be at or past what they
+    // had committed when they stopped (20 s), and by 100 s past what they had by 60 s.
+    let orders: Vec<String> = (0..6).map(|p| format!("orders-{p}")).collect();
+    for (low_at, with_legacy) in [(20_000, true), (60_000, false)] {
+        let (t, got) = a.offsets()?;
+        let mut want: Vec<String> = orders.clone();
+        if with_legacy {
+            want.extend(["legacy-0".to_string(), "legacy-1".to_string()]);
+            want.sort();
+        }
+        let partitions: Vec<&String> = got.keys().collect();
+        ensure(partitions.iter().copied().eq(want.iter()), || {
+            format!("{GROUP}: fetched at {t} ms {got:?}, expected the partitions {want:?}")
+        })?;
+        let before = v.committed_until(&hosts, low_at);
+        for (p, o) in &got {
+            let low = if p.starts_with("legacy") {
+                7
+            } else {
+                before.get(p).copied().unwrap_or(-1)
+            };
+            ensure(*o >= low && (!p.starts_with("legacy") || *o == 7), || {
+                format!(
+                    "{GROUP}: {p} fetched as {o} at {t} ms, below {low} committed by {low_at} ms"
+                )
+            })?;
+        }
+    }
+    a.listed_exactly(&[(GROUP, "classic", "consumer", "Stable")])?;
     a.done()
 }
 
