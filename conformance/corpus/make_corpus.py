@@ -1518,6 +1518,20 @@ def rude_client():
                            {"name": "nosuch", "partitions": [{"partitionIndex": 0, "errorCode": 3}]}])
     commit([("foo", [(0, {})])], generationIdOrMemberEpoch=3)
     rude_expect(s, topics=[{"partitions": [{"errorCode": 25}]}])
+    # A generation for a group that does not exist: ILLEGAL_GENERATION 22 below v9, GROUP_ID_NOT_FOUND 69 from it.
+    for version, error in ((8, 22), (9, 69)):
+        s.req("OffsetCommit", version, {"groupId": "rude-nogroup", "generationIdOrMemberEpoch": 5, "memberId": "x",
+                                        "topics": [{"name": "foo", "partitions": [
+                                            {"partitionIndex": 0, "committedOffset": 1}]}]})
+        rude_expect(s, topics=[{"partitions": [{"errorCode": error}]}])
+    # v10 names topics by id: two unknown ids answer as two topics, each UNKNOWN_TOPIC_ID 100.
+    other_id = "AAAAAAAAAAAAAAAAAAAAAg"
+    s.req("OffsetCommit", 10, {"groupId": "rude-simple", "generationIdOrMemberEpoch": -1, "memberId": "",
+                               "topics": [{"topicId": tid, "partitions": [{"partitionIndex": p, "committedOffset": 1}]}
+                                          for tid, p in ((UNKNOWN_TOPIC_ID, 0), (other_id, 1), (UNKNOWN_TOPIC_ID, 2))]})
+    rude_expect(s, topics=[{"topicId": UNKNOWN_TOPIC_ID, "partitions": [{"partitionIndex": 0, "errorCode": 100},
+                                                                        {"partitionIndex": 2, "errorCode": 100}]},
+                           {"topicId": other_id, "partitions": [{"partitionIndex": 1, "errorCode": 100}]}])
     s.req("OffsetFetch", 7, {"groupId": "rude-simple", "requireStable": True,
                              "topics": [{"name": "foo", "partitionIndexes": [0, 1, 2]}]})
     rude_expect(s, errorCode=0, topics=[{"partitions": [
@@ -1561,6 +1575,12 @@ def rude_client():
     rude_expect(s, errorCode=25)
     s.req("LeaveGroup", 1, {"groupId": "rude-old", "memberId": "$gen:%d" % jl})
     rude_expect(s, errorCode=0)
+    # A join to an Empty (here: new) group needs a protocol type and at least one protocol:
+    # INCONSISTENT_GROUP_PROTOCOL 23 otherwise.
+    for protocol_type, protocols in (("consumer", ()), ("", ("range",))):
+        s.join(group="rude-noproto", version=3, session=30000, rebalance=30000, protocol_type=protocol_type,
+               protocols=protocols)
+        rude_expect(s, errorCode=23)
 
     # A static member that restarts (JoinGroup with its instance id and no member id) while its group
     # is Stable: below v9 it is told the old leader id and no members (KAFKA-8500), from v9 on the

@@ -201,11 +201,6 @@ impl ClassicGroup {
         self.is_in_state(GroupState::Empty)
     }
 
-    /// A group created by offset commits only: no protocol type, no members, no pending members.
-    pub fn is_simple_group(&self) -> bool {
-        self.protocol_type.is_none() && self.is_empty() && self.pending_join_members.is_empty()
-    }
-
     pub fn uses_consumer_group_protocol(&self) -> bool {
         self.protocol_type.as_deref() == Some(CONSUMER_PROTOCOL_TYPE)
     }
