@@ -211,7 +211,7 @@ fn simple_group_offset_commit_with_instance_id() {
         other => panic!("{other:?}"),
     }
     let group = ctx.group_named("foo");
-    assert!(group.is_simple_group());
+    assert!(is_simple_group(group));
     assert_eq!(group.state(), GroupState::Empty);
 }
 

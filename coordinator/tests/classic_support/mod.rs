@@ -34,6 +34,14 @@ pub const GROUP: &str = "group-id";
 pub const CLIENT_ID: &str = "client";
 pub const CLIENT_HOST: &str = "localhost/127.0.0.1";
 
+/// A group created by offset commits only: no protocol type, Empty, no pending members. (A test's
+/// question: the coordinator itself never asks it.)
+pub fn is_simple_group(group: &ClassicGroup) -> bool {
+    group.protocol_type().is_none()
+        && group.is_in_state(GroupState::Empty)
+        && group.pending_join_members().is_empty()
+}
+
 pub fn sb(s: &str) -> StrBytes {
     StrBytes::from_string(s.to_string())
 }
@@ -588,7 +596,7 @@ impl TestContext {
             assert!(
                 // A simple group is created by an offset commit record; it may have lost its offsets
                 // since (a deleted topic) without being deleted yet.
-                fresh.classic.persisted().contains_key(group.group_id()) || group.is_simple_group(),
+                fresh.classic.persisted().contains_key(group.group_id()) || is_simple_group(group),
                 "group {} loaded without a record",
                 group.group_id()
             );
