@@ -691,9 +691,9 @@ fn deleted_topic_check(v: &View) -> Result<(), String> {
     a.done()
 }
 
-/// `isSubscribedToTopic` in the expiration of a Stable consumer group (`offsetExpirationCondition`:
-/// by commit time, for the topics its members' subscriptions do not name): `legacy`'s offsets go,
-/// `orders`' stay, the group stays.
+/// The expiration of a Stable consumer group's offsets (Kafka's `offsetExpirationCondition` and
+/// `isSubscribedToTopic`: by commit time, for the topics its members' subscriptions do not name):
+/// `legacy`'s offsets go, `orders`' stay, the group stays.
 fn unsubscribed_expiry_check(v: &View) -> Result<(), String> {
     let hosts = hosts(GROUP, 3);
     let mut a = Answers::of(v, GROUP);
