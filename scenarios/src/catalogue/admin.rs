@@ -681,14 +681,26 @@ fn deleted_topic_check(v: &View) -> Result<(), String> {
         ensure(partitions == want, || {
             format!("{GROUP}: fetched {got:?} at {t} ms; the offsets of orders alone expected")
         })?;
-        for (p, o) in &got {
-            let low = before.get(p).copied().unwrap_or(-1);
-            ensure(*o >= low, || {
-                format!("{GROUP}: {p} fetched as {o} at {t} ms, below {low} committed before")
-            })?;
-        }
+        at_or_past(t, &got, &before, deleted)?;
     }
     a.done()
+}
+
+/// Every offset `got` (fetched at `t` ms) is at or past what the members had committed by `by_ms`
+/// (`before`): they keep committing while the admin fetches.
+fn at_or_past(
+    t: i64,
+    got: &BTreeMap<String, i64>,
+    before: &BTreeMap<String, i64>,
+    by_ms: i64,
+) -> Result<(), String> {
+    for (p, o) in got {
+        let low = before.get(p).copied().unwrap_or(-1);
+        ensure(*o >= low, || {
+            format!("{GROUP}: {p} fetched as {o} at {t} ms, below {low} committed by {by_ms} ms")
+        })?;
+    }
+    Ok(())
 }
 
 /// The expiration of a Stable consumer group's offsets (Kafka's `offsetExpirationCondition` and
@@ -698,33 +710,30 @@ fn unsubscribed_expiry_check(v: &View) -> Result<(), String> {
     let hosts = hosts(GROUP, 3);
     let mut a = Answers::of(v, GROUP);
     a.offsets_altered(&[("legacy-0", "NONE"), ("legacy-1", "NONE")])?;
-    // The members commit while the admin fetches: their offsets can only be at or past what they
-    // had committed when they stopped (20 s), and by 100 s past what they had by 60 s.
+    // The members' offsets can only be at or past what they had committed when they stopped (20 s)
+    // and, by 100 s, past what they had by 60 s; `legacy`'s are the admin's until they expire.
     let orders: Vec<String> = (0..6).map(|p| format!("orders-{p}")).collect();
-    for (low_at, with_legacy) in [(20_000, true), (60_000, false)] {
-        let (t, got) = a.offsets()?;
-        let mut want: Vec<String> = orders.clone();
-        if with_legacy {
-            want.extend(["legacy-0".to_string(), "legacy-1".to_string()]);
-            want.sort();
-        }
-        let partitions: Vec<&String> = got.keys().collect();
-        ensure(partitions.iter().copied().eq(want.iter()), || {
-            format!("{GROUP}: fetched at {t} ms {got:?}, expected the partitions {want:?}")
-        })?;
-        let before = v.committed_until(&hosts, low_at);
-        for (p, o) in &got {
-            let low = if p.starts_with("legacy") {
-                7
-            } else {
-                before.get(p).copied().unwrap_or(-1)
-            };
-            ensure(*o >= low && (!p.starts_with("legacy") || *o == 7), || {
+    for (by_ms, with_legacy) in [(20_000, true), (60_000, false)] {
+        let (t, mut got) = a.offsets()?;
+        let legacy: Vec<(String, i64)> = ["legacy-0", "legacy-1"]
+            .into_iter()
+            .filter_map(|p| got.remove_entry(p))
+            .collect();
+        let want_legacy = if with_legacy { vec![7, 7] } else { vec![] };
+        ensure(
+            got.keys().eq(orders.iter())
+                && legacy
+                    .iter()
+                    .map(|(_, o)| *o)
+                    .eq(want_legacy.iter().copied()),
+            || {
                 format!(
-                    "{GROUP}: {p} fetched as {o} at {t} ms, below {low} committed by {low_at} ms"
+                    "{GROUP}: fetched at {t} ms {got:?} and {legacy:?}, expected the partitions \
+                     of orders and legacy at {want_legacy:?}"
                 )
-            })?;
-        }
+            },
+        )?;
+        at_or_past(t, &got, &v.committed_until(&hosts, by_ms), by_ms)?;
     }
     a.listed_exactly(&[(GROUP, "classic", "consumer", "Stable")])?;
     a.done()

@@ -1,6 +1,7 @@
 //! The rude client: requests no modelled client sends (bad heartbeats, old versions, offsets of
 //! unknown partitions, oversized metadata, transactional commits, static rejoins below JoinGroup
-//! v9, a streams join on a classic group's id and a classic join on a streams group's), sent over the simulated network and held to the answers Kafka 4.4.0 gives.
+//! v9, a streams join on a classic group's id and a classic join on a streams group's), sent over
+//! the simulated network and held to the answers Kafka 4.4.0 gives.
 //!
 //! The requests and their answers are one corpus script of the differential oracle,
 //! `conformance/corpus/rude-client.jsonl` (written by `make_corpus.py`): `regroup conformance`
