@@ -82,6 +82,7 @@ scenarios! {
     broker_controlled_shutdown => "broker-controlled-shutdown",
     broker_restart_epoch => "broker-restart-epoch",
     broker_rolling_restart => "broker-rolling-restart",
+    offsets_under_min_isr => "offsets-under-min-isr",
     coordinator_crash_streams => "coordinator-crash-streams",
     fenced_coordinator_streams => "fenced-coordinator-streams",
     zombie_process_streams => "zombie-process-streams",

@@ -188,6 +188,8 @@ struct Driver {
     /// When the last broker check would fail if the controller's state stayed as it was then
     /// (simulated ms): the driver must look again by then.
     brokers_fail_at: Option<i64>,
+    /// The harness's replay of the controller's metadata log (`partition-state`).
+    partition_states: crate::invariants::partitions::PartitionStates,
 }
 
 /// Builds `spec` and runs it under `schedule`.
@@ -223,6 +225,7 @@ pub fn run(
         broker_epochs: BTreeMap::new(),
         links: LinkFaults::new(default_latency_ms),
         brokers_fail_at: None,
+        partition_states: crate::invariants::partitions::PartitionStates::new(),
     };
     let mut actions: Vec<(u64, Action)> = Vec::new();
     let mut epilogue: Vec<usize> = Vec::new();
@@ -1112,6 +1115,10 @@ impl Driver {
         }
         self.brokers_fail_at =
             brokers::fails_by_time_at(&view, started, tick).map(|at| at - EPOCH_MS);
+        let states = &mut self.partition_states;
+        if let Err(v) = c.with_state(|c| states.check(now, c)) {
+            self.cluster.hub.violate(v);
+        }
     }
 }
 

@@ -58,6 +58,9 @@ pub struct BrokerConfig {
     pub replica_lag_time_max_ms: i64,
     /// `replica.fetch.backoff.ms`.
     pub replica_fetch_backoff_ms: u64,
+    /// `min.insync.replicas` (the broker's default for every topic; regroup's topics take no
+    /// override): a leader under it does not advance its high watermark.
+    pub min_insync_replicas: i32,
     /// How long loading a coordinator takes on top of replaying its records (regroup-specific,
     /// so COORDINATOR_LOAD_IN_PROGRESS can be observed; `regroup.coordinator.load.delay.ms`).
     pub coordinator_load_delay_ms: u64,
@@ -94,6 +97,7 @@ impl BrokerConfig {
             replica_socket_timeout_ms: 30_000,
             replica_lag_time_max_ms: 30_000,
             replica_fetch_backoff_ms: 1000,
+            min_insync_replicas: 1,
             coordinator_load_delay_ms: 0,
             metadata_fetch_wait_ms: 500,
             shard: ShardConfig::default(),
@@ -147,6 +151,13 @@ impl BrokerConfig {
             "replica.socket.timeout.ms" => self.replica_socket_timeout_ms = positive(int()?)?,
             "replica.lag.time.max.ms" => self.replica_lag_time_max_ms = int()?,
             "replica.fetch.backoff.ms" => self.replica_fetch_backoff_ms = positive(int()?)?,
+            "min.insync.replicas" => {
+                let v = int()?;
+                if !(1..=i32::MAX as i64).contains(&v) {
+                    return Err(ConfigError::invalid(key, value, "must be at least 1"));
+                }
+                self.min_insync_replicas = v as i32;
+            }
             "regroup.coordinator.load.delay.ms" => {
                 self.coordinator_load_delay_ms = positive(int()?)?
             }
@@ -165,5 +176,21 @@ impl BrokerConfig {
             Some((h, p)) => (h.to_string(), p),
             None => (bound.to_string(), 0),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn min_insync_replicas_is_a_broker_config_of_at_least_one() {
+        let mut c = BrokerConfig::new(1, "b1:9092", "controller:9093");
+        assert_eq!(c.min_insync_replicas, 1);
+        c.set("min.insync.replicas", "2").unwrap();
+        assert_eq!(c.min_insync_replicas, 2);
+        let err = c.set("min.insync.replicas", "0").unwrap_err();
+        assert!(err.to_string().contains("must be at least 1"), "{err}");
+        assert_eq!(c.min_insync_replicas, 2);
     }
 }

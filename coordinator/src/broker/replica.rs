@@ -94,6 +94,25 @@ impl ReplicaState {
         }
         self.isr.clone()
     }
+
+    /// The ISR as last settled: the controller's answer to this leader's proposal until metadata
+    /// shows it, else the metadata's (Kafka's `partitionState.isr`, not the maximal ISR).
+    fn settled_isr(&self) -> &[i32] {
+        if let Some(l) = &self.leading
+            && let Some((isr, epoch)) = &l.isr_committed
+            && *epoch > self.partition_epoch
+        {
+            return isr;
+        }
+        &self.isr
+    }
+
+    /// `Partition.isUnderMinIsr` for the leader: fewer settled in-sync replicas than
+    /// `min.insync.replicas`, capped at the replication factor (`effectiveMinIsr`).
+    pub(crate) fn is_under_min_isr(&self, min_insync_replicas: i32) -> bool {
+        let effective = (min_insync_replicas.max(1) as usize).min(self.replicas.len());
+        self.leading.is_some() && self.settled_isr().len() < effective
+    }
 }
 
 impl<N: Net> Node<N> {
@@ -201,6 +220,12 @@ impl<N: Net> Node<N> {
         let Some(leading) = &state.leading else {
             return;
         };
+        // `Partition.maybeIncrementLeaderHW` (KIP-966): under min ISR the high watermark stays,
+        // so a coordinator write waits (and times out) instead of committing on too few copies.
+        if state.is_under_min_isr(self.config.min_insync_replicas) {
+            tracing::trace!(partition = p, isr = ?state.isr, "not advancing the high watermark: under min ISR");
+            return;
+        }
         let (leo, hwm) = self.storage.with_log(GROUP_METADATA_TOPIC, p, |log| {
             (log.log_end_offset(), log.high_watermark())
         });
@@ -823,4 +848,42 @@ fn process_fetch_response<N: Net>(
         }
     }
     backoff
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leader_of(isr: &[i32], settled: Option<(&[i32], i32)>) -> ReplicaState {
+        ReplicaState {
+            leader: 1,
+            leader_epoch: 0,
+            partition_epoch: 4,
+            isr: isr.to_vec(),
+            replicas: vec![1, 2, 3],
+            leading: Some(LeaderState {
+                followers: BTreeMap::new(),
+                isr_in_flight: None,
+                isr_committed: settled.map(|(isr, epoch)| (isr.to_vec(), epoch)),
+                epoch_start_offset: 0,
+            }),
+        }
+    }
+
+    #[test]
+    fn under_min_isr_counts_the_settled_isr_capped_at_the_replicas() {
+        assert!(leader_of(&[1], None).is_under_min_isr(2));
+        assert!(!leader_of(&[1, 2], None).is_under_min_isr(2));
+        // min.insync.replicas above the replication factor: the replicas are the bound.
+        assert!(!leader_of(&[1, 2, 3], None).is_under_min_isr(5));
+        assert!(leader_of(&[1, 2], None).is_under_min_isr(5));
+        // An expansion the controller accepted counts before metadata shows it...
+        assert!(!leader_of(&[1], Some((&[1, 2], 5))).is_under_min_isr(2));
+        // ...but not an answer older than the metadata's partition epoch.
+        assert!(leader_of(&[1], Some((&[1, 2], 4))).is_under_min_isr(2));
+        // A follower is never under min ISR.
+        let mut follower = leader_of(&[1], None);
+        follower.leading = None;
+        assert!(!follower.is_under_min_isr(2));
+    }
 }

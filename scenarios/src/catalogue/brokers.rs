@@ -139,6 +139,36 @@ pub fn scenarios() -> Vec<Scenario> {
             },
             check: rolling_restart,
         },
+        Scenario {
+            name: "offsets-under-min-isr",
+            description: "with min.insync.replicas 2, brokers 2 and 3 crash together for 25 s: \
+                          once they are fenced every offsets partition is led by broker 1 alone, \
+                          the one fenced second eligible (the first left an ISR still at min \
+                          ISR); the high watermark stays, so no group \
+                          write commits and none is acknowledged until a restarted broker is \
+                          back in sync; their unclean restarts take them out of the ELR first",
+            default_seed: 1,
+            cluster: || groups().with_broker_config("min.insync.replicas", 2),
+            faults: Faults::Schedule(|| {
+                [2, 3]
+                    .map(|b| {
+                        FaultWindow::at(
+                            15_000,
+                            FaultKind::Crash {
+                                host: HostRef::Broker(b),
+                            },
+                        )
+                        .lasting(25_000)
+                    })
+                    .to_vec()
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 70_000,
+                ..Expect::default()
+            },
+            check: under_min_isr,
+        },
     ]
 }
 
@@ -281,6 +311,135 @@ fn rolling_restart(v: &View) -> Result<(), String> {
                 || format!("{h} committed nothing within 20 s of the crash at {at}"),
             )?;
         }
+    }
+    Ok(())
+}
+
+/// One partition change as a check reads it: (time, isr, elr sorted).
+type IsrChange = (i64, Vec<i32>, Vec<i32>);
+
+/// The changes of each `__consumer_offsets` partition, in order.
+fn offsets_isr_changes(v: &View) -> BTreeMap<i32, Vec<IsrChange>> {
+    let mut out: BTreeMap<i32, Vec<IsrChange>> = BTreeMap::new();
+    for (t, _, k) in v.cluster_events() {
+        if let ClusterKind::PartitionChanged {
+            topic,
+            partition,
+            isr,
+            elr,
+            ..
+        } = k
+            && topic == "__consumer_offsets"
+        {
+            let mut elr = elr.clone();
+            elr.sort_unstable();
+            out.entry(*partition)
+                .or_default()
+                .push((t, isr.clone(), elr));
+        }
+    }
+    out
+}
+
+fn under_min_isr(v: &View) -> Result<(), String> {
+    let crashes = v.injections("crash");
+    ensure(crashes.len() == 2, || format!("{} crashes", crashes.len()))?;
+    let healed = v.healed("crash")?;
+    let changes = offsets_isr_changes(v);
+    ensure(!changes.is_empty(), || {
+        "no offsets partition changed".into()
+    })?;
+    // When each offsets partition was down to broker 1 alone, the broker fenced second eligible
+    // (`maybePopulateTargetElr` keeps the replicas that leave an ISR below min ISR; the first
+    // fence left 2 in sync), and when a second replica was back in its ISR.
+    let alone_now = |isr: &[i32], elr: &[i32]| isr == [1] && (elr == [2] || elr == [3]);
+    let mut alone_from = i64::MAX;
+    let mut regrown_at = 0;
+    for (p, list) in &changes {
+        let alone = list
+            .iter()
+            .find(|(_, isr, elr)| alone_now(isr, elr))
+            .map(|c| c.0)
+            .ok_or_else(|| {
+                format!(
+                    "__consumer_offsets-{p} never had isr [1] with the broker fenced second as \
+                     its elr: {list:?}"
+                )
+            })?;
+        // Both restarts register uncleanly (a crash leaves no clean-shutdown epoch), and
+        // `handleBrokerUncleanShutdown` takes each out of the ELR before it is back in sync.
+        let emptied = list
+            .iter()
+            .find(|(t, isr, elr)| *t > alone && *isr == [1] && elr.is_empty())
+            .map(|c| c.0)
+            .ok_or_else(|| {
+                format!(
+                    "__consumer_offsets-{p}: the restarted brokers were not taken out of the \
+                     ELR before rejoining the ISR: {list:?}"
+                )
+            })?;
+        let regrown = list
+            .iter()
+            .find(|(t, isr, _)| *t > emptied && isr.len() >= 2)
+            .map(|c| c.0)
+            .ok_or_else(|| format!("__consumer_offsets-{p} never had 2 in sync again: {list:?}"))?;
+        ensure(emptied >= healed, || {
+            format!(
+                "__consumer_offsets-{p} lost its ELR at {emptied}, before the restarts at {healed}"
+            )
+        })?;
+        ensure(list.last().is_some_and(|c| c.1.len() == 3), || {
+            format!("__consumer_offsets-{p} did not end with 3 in sync: {list:?}")
+        })?;
+        alone_from = alone_from.min(alone);
+        regrown_at = regrown_at.max(regrown);
+    }
+    // Under min ISR the leader's high watermark stays: group writes time out, and no commit is
+    // acknowledged while every offsets partition is under it.
+    let last_alone = changes
+        .values()
+        .filter_map(|l| l.iter().find(|(_, isr, elr)| alone_now(isr, elr)))
+        .map(|c| c.0)
+        .max()
+        .unwrap_or(alone_from);
+    let first_regrown = changes
+        .values()
+        .filter_map(|l| {
+            l.iter()
+                .find(|(t, isr, _)| *t > last_alone && isr.len() >= 2)
+        })
+        .map(|c| c.0)
+        .min()
+        .unwrap_or(regrown_at);
+    let timed_out = v
+        .cluster_events()
+        .filter(|(t, _, k)| {
+            *t > last_alone
+                && *t < first_regrown
+                && matches!(k, ClusterKind::WriteFailed { error, .. } if error == "REQUEST_TIMED_OUT")
+        })
+        .count();
+    ensure(timed_out > 0, || {
+        format!("no group write timed out under min ISR ({last_alone}..{first_regrown} ms)")
+    })?;
+    for h in [
+        host("app", 0),
+        host("app", 1),
+        host("billing", 0),
+        host("billing", 1),
+    ] {
+        let acked = v.commits_accepted(&h);
+        if let Some(t) = acked
+            .iter()
+            .find(|t| **t > last_alone && **t < first_regrown)
+        {
+            return Err(format!(
+                "{h}'s commit was acknowledged at {t} ms, under min ISR ({last_alone}..{first_regrown} ms)"
+            ));
+        }
+        ensure(acked.iter().any(|t| *t > first_regrown), || {
+            format!("{h} committed nothing after the ISR regrew at {first_regrown} ms")
+        })?;
     }
     Ok(())
 }

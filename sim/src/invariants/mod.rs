@@ -10,6 +10,7 @@
 //! | 5 | `broker-fencing` | the controller's sessions and offsets-partition leaders, every step |
 //! | 6 | `convergence` | after the final heal, within the stated bound |
 //! | 7 | `coordinator-answers` | answers and committed states Kafka's rules never produce |
+//! | 8 | `partition-state` | every partition change the controller writes, record by record |
 //!
 //! [`Checker`] keeps what the clients last reported (their member ids, epochs, states and owned
 //! tasks or partitions) and runs the per-event checks; the committed group state comes from
@@ -22,6 +23,7 @@ pub mod convergence;
 pub mod durability;
 pub mod epochs;
 pub mod ownership;
+pub mod partitions;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -42,6 +44,7 @@ pub enum Invariant {
     BrokerFencing,
     Convergence,
     CoordinatorAnswers,
+    PartitionState,
     /// Not an invariant of the issue: a host's software failed (a panic or an error return),
     /// which stops the simulation.
     HostFailure,
@@ -61,6 +64,7 @@ impl Invariant {
             Invariant::BrokerFencing => "broker-fencing",
             Invariant::Convergence => "convergence",
             Invariant::CoordinatorAnswers => "coordinator-answers",
+            Invariant::PartitionState => "partition-state",
             Invariant::HostFailure => "host-failure",
             Invariant::Expectation => "expectation",
             Invariant::Determinism => "determinism",
