@@ -83,6 +83,7 @@ scenarios! {
     broker_restart_epoch => "broker-restart-epoch",
     broker_rolling_restart => "broker-rolling-restart",
     offsets_under_min_isr => "offsets-under-min-isr",
+    broker_preferred_leader_election => "broker-preferred-leader-election",
     coordinator_crash_streams => "coordinator-crash-streams",
     fenced_coordinator_streams => "fenced-coordinator-streams",
     zombie_process_streams => "zombie-process-streams",

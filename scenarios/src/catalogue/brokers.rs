@@ -169,6 +169,32 @@ pub fn scenarios() -> Vec<Scenario> {
             },
             check: under_min_isr,
         },
+        Scenario {
+            name: "broker-preferred-leader-election",
+            description: "leader.imbalance.check.interval.seconds 10: broker 2 crashes at 12 s \
+                          for 3 s and loses its leaderships; once it is back in sync, the \
+                          controller's periodic balance task (every 10 s from its activation) \
+                          gives each partition back to its preferred replica at its next run",
+            default_seed: 1,
+            cluster: || groups().with_broker_config("leader.imbalance.check.interval.seconds", 10),
+            faults: Faults::Schedule(|| {
+                vec![
+                    FaultWindow::at(
+                        12_000,
+                        FaultKind::Crash {
+                            host: HostRef::Broker(2),
+                        },
+                    )
+                    .lasting(3_000),
+                ]
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 45_000,
+                ..Expect::default()
+            },
+            check: preferred_leader_election,
+        },
     ]
 }
 
@@ -442,4 +468,74 @@ fn under_min_isr(v: &View) -> Result<(), String> {
         })?;
     }
     Ok(())
+}
+
+/// One partition change as the election check reads it: (time, leader, isr).
+type LeaderChange = (i64, i32, Vec<i32>);
+
+/// The changes of every partition, by (topic, partition), in order.
+fn leader_changes(v: &View) -> BTreeMap<(String, i32), Vec<LeaderChange>> {
+    let mut out: BTreeMap<(String, i32), Vec<LeaderChange>> = BTreeMap::new();
+    for (t, _, k) in v.cluster_events() {
+        if let ClusterKind::PartitionChanged {
+            topic,
+            partition,
+            leader,
+            isr,
+            ..
+        } = k
+        {
+            out.entry((topic.clone(), *partition))
+                .or_default()
+                .push((t, *leader, isr.clone()));
+        }
+    }
+    out
+}
+
+fn preferred_leader_election(v: &View) -> Result<(), String> {
+    const PERIOD_MS: i64 = 10_000;
+    let (crashed_at, _) = v.injected("crash")?;
+    let changes = leader_changes(v);
+    let mut moved = 0;
+    // Only `__consumer_offsets` is replicated by the simulated brokers (other topics' followers
+    // never fetch, so broker 2 never rejoins their ISR).
+    for ((topic, p), list) in changes
+        .iter()
+        .filter(|((t, _), _)| t == "__consumer_offsets")
+    {
+        // A partition broker 2 led from its creation has it as its preferred (first) replica.
+        // A single replica (a changelog of replication factor 1) is not moved away: it waits.
+        if list.first().map(|c| c.1) != Some(2) || list[0].0 >= crashed_at || list[0].2.len() < 2 {
+            continue;
+        }
+        moved += 1;
+        let away = list
+            .iter()
+            .find(|c| c.0 >= crashed_at && c.1 != 2)
+            .ok_or_else(|| format!("{topic}-{p} stayed with broker 2 through its crash: {list:?}"))?
+            .0;
+        let in_sync = list
+            .iter()
+            .find(|c| c.0 > away && c.2.contains(&2))
+            .ok_or_else(|| format!("{topic}-{p}: broker 2 never back in its isr: {list:?}"))?
+            .0;
+        let back = list
+            .iter()
+            .find(|c| c.0 > away && c.1 == 2)
+            .ok_or_else(|| format!("{topic}-{p} never led by broker 2 again: {list:?}"))?
+            .0;
+        // `PeriodicTaskControlManager` runs the balance task every period from the
+        // controller's activation (at 0 ms here): the first run after broker 2 is back in sync.
+        let next_run = (in_sync / PERIOD_MS + 1) * PERIOD_MS;
+        ensure(back >= next_run && back < next_run + 100, || {
+            format!(
+                "{topic}-{p}: broker 2 back in sync at {in_sync} ms led it again at {back} ms, \
+                 not at the balance task's run at {next_run} ms: {list:?}"
+            )
+        })?;
+    }
+    ensure(moved > 0, || {
+        format!("broker 2 led no partition before its crash: {changes:?}")
+    })
 }

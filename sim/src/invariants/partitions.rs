@@ -129,8 +129,15 @@ impl PartitionStates {
 
 fn show(r: &PartitionRegistration) -> String {
     format!(
-        "leader {} (epoch {}), isr {:?}, elr {:?}, last known elr {:?}, partition epoch {}",
-        r.leader, r.leader_epoch, r.isr, r.elr, r.last_known_elr, r.partition_epoch
+        "leader {} (epoch {}), isr {:?}, elr {:?}, last known elr {:?}, recovery state {}, \
+         partition epoch {}",
+        r.leader,
+        r.leader_epoch,
+        r.isr,
+        r.elr,
+        r.last_known_elr,
+        r.leader_recovery_state,
+        r.partition_epoch
     )
 }
 
@@ -210,8 +217,9 @@ pub fn change(
             moved()
         ));
     }
-    let unclean = after.leader_recovery_state == LEADER_RECOVERING
-        && before.leader_recovery_state != LEADER_RECOVERING;
+    // An unclean election leaves the partition RECOVERING (it may have been so already: only a
+    // leader that replicates reports it recovered, so a topic no broker replicates here stays so).
+    let unclean = after.leader_recovery_state == LEADER_RECOVERING;
     if after.leader != NO_LEADER && after.leader != before.leader {
         let from_isr = before.isr.contains(&after.leader) || before.elr.contains(&after.leader);
         let last_known = unclean && before.last_known_elr == [after.leader];
@@ -383,6 +391,20 @@ mod tests {
         let mut taken = reg(2, 4, &[2], &[], &[], 6);
         taken.leader_recovery_state = LEADER_RECOVERING;
         change(&reg(-1, 3, &[], &[], &[2], 5), &taken, LIMITS).unwrap();
+        // ... also when it was RECOVERING already (no leader reported it recovered).
+        let mut again = reg(-1, 5, &[], &[], &[2], 7);
+        again.leader_recovery_state = LEADER_RECOVERING;
+        let mut retaken = reg(2, 6, &[2], &[], &[], 8);
+        retaken.leader_recovery_state = LEADER_RECOVERING;
+        change(&again, &retaken, LIMITS).unwrap();
+        // Taken from the last known elr without the unclean mark: not Kafka's.
+        let err = change(
+            &reg(-1, 3, &[], &[], &[2], 5),
+            &reg(2, 4, &[2], &[], &[], 6),
+            LIMITS,
+        )
+        .unwrap_err();
+        assert!(err.contains("broker 2 became leader from outside"), "{err}");
     }
 
     fn log() -> Vec<MetadataRecord> {
