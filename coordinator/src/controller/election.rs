@@ -31,7 +31,6 @@ pub struct PartitionChangeBuilder<'a> {
     election: Election,
     target_isr: Vec<i32>,
     target_elr: Vec<i32>,
-    target_last_known_elr: Vec<i32>,
     unclean_shutdown_replicas: Vec<i32>,
 }
 
@@ -59,7 +58,6 @@ impl<'a> PartitionChangeBuilder<'a> {
             election: Election::Online,
             target_isr: partition.isr.clone(),
             target_elr: partition.elr.clone(),
-            target_last_known_elr: partition.last_known_elr.clone(),
             unclean_shutdown_replicas: Vec::new(),
         }
     }
@@ -139,7 +137,6 @@ impl<'a> PartitionChangeBuilder<'a> {
         }
         if self.target_isr.len() >= self.min_isr {
             self.target_elr.clear();
-            self.target_last_known_elr.clear();
             return;
         }
         let mut candidates: BTreeSet<i32> = self.target_elr.iter().copied().collect();
@@ -150,12 +147,10 @@ impl<'a> PartitionChangeBuilder<'a> {
             .filter(|r| !self.target_isr.contains(r))
             .filter(|r| !self.unclean_shutdown_replicas.contains(r))
             .collect();
-        candidates.extend(self.target_last_known_elr.iter().copied());
-        self.target_last_known_elr = candidates
-            .iter()
-            .copied()
-            .filter(|r| !self.target_isr.contains(r) && !self.target_elr.contains(r))
-            .collect();
+        // Kafka goes on to compute a target last known ELR here, which `maybeUpdateRecordElr`
+        // writes only with `useLastKnownLeaderInBalancedRecovery` off; with it on (4.4's
+        // controller, the only mode here) `maybeUpdateLastKnownLeader` alone sets that field, so
+        // regroup does not compute a value nothing reads (found as an equivalent mutant).
     }
 
     /// The change record, or `None` when nothing changes.
