@@ -117,6 +117,23 @@ pub enum MetadataRecord {
 }
 
 impl MetadataRecord {
+    /// The (topic id, partition) a `PartitionRecord` or `PartitionChangeRecord` is about.
+    pub fn partition_key(&self) -> Option<(Uuid, i32)> {
+        match self {
+            MetadataRecord::Partition {
+                topic_id,
+                partition_id,
+                ..
+            }
+            | MetadataRecord::PartitionChange {
+                topic_id,
+                partition_id,
+                ..
+            } => Some((*topic_id, *partition_id)),
+            _ => None,
+        }
+    }
+
     /// Kafka's name of the record type, for logs.
     pub fn type_name(&self) -> &'static str {
         match self {

@@ -87,12 +87,7 @@ impl ReplicaState {
             }
             return maximal;
         }
-        if let Some((isr, epoch)) = &l.isr_committed
-            && *epoch > self.partition_epoch
-        {
-            return isr.clone();
-        }
-        self.isr.clone()
+        self.settled_isr().to_vec()
     }
 
     /// The ISR as last settled: the controller's answer to this leader's proposal until metadata

@@ -153,18 +153,8 @@ impl Controller {
     }
 
     fn note_record(&mut self, record: &MetadataRecord) {
-        let (topic_id, partition_id) = match record {
-            MetadataRecord::Partition {
-                topic_id,
-                partition_id,
-                ..
-            }
-            | MetadataRecord::PartitionChange {
-                topic_id,
-                partition_id,
-                ..
-            } => (*topic_id, *partition_id),
-            _ => return,
+        let Some((topic_id, partition_id)) = record.partition_key() else {
+            return;
         };
         if let Some(topic) = self.image.topic_by_id(&topic_id)
             && let Some(p) = topic.partitions.get(&partition_id)

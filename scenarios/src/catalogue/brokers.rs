@@ -341,16 +341,25 @@ fn rolling_restart(v: &View) -> Result<(), String> {
     Ok(())
 }
 
-/// One partition change as a check reads it: (time, isr, elr sorted).
-type IsrChange = (i64, Vec<i32>, Vec<i32>);
+/// One `__consumer_offsets` partition change as the checks read it.
+#[derive(Debug)]
+struct OffsetsChange {
+    at: i64,
+    leader: i32,
+    isr: Vec<i32>,
+    /// Sorted.
+    elr: Vec<i32>,
+}
 
-/// The changes of each `__consumer_offsets` partition, in order.
-fn offsets_isr_changes(v: &View) -> BTreeMap<i32, Vec<IsrChange>> {
-    let mut out: BTreeMap<i32, Vec<IsrChange>> = BTreeMap::new();
-    for (t, _, k) in v.cluster_events() {
+/// The changes of each `__consumer_offsets` partition, in order. Only that topic is replicated
+/// by the simulated brokers (other topics' followers never fetch, so their ISRs only shrink).
+fn offsets_changes(v: &View) -> BTreeMap<i32, Vec<OffsetsChange>> {
+    let mut out: BTreeMap<i32, Vec<OffsetsChange>> = BTreeMap::new();
+    for (at, _, k) in v.cluster_events() {
         if let ClusterKind::PartitionChanged {
             topic,
             partition,
+            leader,
             isr,
             elr,
             ..
@@ -359,9 +368,12 @@ fn offsets_isr_changes(v: &View) -> BTreeMap<i32, Vec<IsrChange>> {
         {
             let mut elr = elr.clone();
             elr.sort_unstable();
-            out.entry(*partition)
-                .or_default()
-                .push((t, isr.clone(), elr));
+            out.entry(*partition).or_default().push(OffsetsChange {
+                at,
+                leader: *leader,
+                isr: isr.clone(),
+                elr,
+            });
         }
     }
     out
@@ -371,21 +383,20 @@ fn under_min_isr(v: &View) -> Result<(), String> {
     let crashes = v.injections("crash");
     ensure(crashes.len() == 2, || format!("{} crashes", crashes.len()))?;
     let healed = v.healed("crash")?;
-    let changes = offsets_isr_changes(v);
+    let changes = offsets_changes(v);
     ensure(!changes.is_empty(), || {
         "no offsets partition changed".into()
     })?;
     // When each offsets partition was down to broker 1 alone, the broker fenced second eligible
     // (`maybePopulateTargetElr` keeps the replicas that leave an ISR below min ISR; the first
-    // fence left 2 in sync), and when a second replica was back in its ISR.
-    let alone_now = |isr: &[i32], elr: &[i32]| isr == [1] && (elr == [2] || elr == [3]);
-    let mut alone_from = i64::MAX;
-    let mut regrown_at = 0;
+    // fence left 2 in sync).
+    let alone_now = |c: &OffsetsChange| c.isr == [1] && (c.elr == [2] || c.elr == [3]);
+    let mut last_alone = 0;
     for (p, list) in &changes {
         let alone = list
             .iter()
-            .find(|(_, isr, elr)| alone_now(isr, elr))
-            .map(|c| c.0)
+            .find(|c| alone_now(c))
+            .map(|c| c.at)
             .ok_or_else(|| {
                 format!(
                     "__consumer_offsets-{p} never had isr [1] with the broker fenced second as \
@@ -396,47 +407,37 @@ fn under_min_isr(v: &View) -> Result<(), String> {
         // `handleBrokerUncleanShutdown` takes each out of the ELR before it is back in sync.
         let emptied = list
             .iter()
-            .find(|(t, isr, elr)| *t > alone && *isr == [1] && elr.is_empty())
-            .map(|c| c.0)
+            .find(|c| c.at > alone && c.isr == [1] && c.elr.is_empty())
+            .map(|c| c.at)
             .ok_or_else(|| {
                 format!(
                     "__consumer_offsets-{p}: the restarted brokers were not taken out of the \
                      ELR before rejoining the ISR: {list:?}"
                 )
             })?;
-        let regrown = list
-            .iter()
-            .find(|(t, isr, _)| *t > emptied && isr.len() >= 2)
-            .map(|c| c.0)
-            .ok_or_else(|| format!("__consumer_offsets-{p} never had 2 in sync again: {list:?}"))?;
+        ensure(
+            list.iter().any(|c| c.at > emptied && c.isr.len() >= 2),
+            || format!("__consumer_offsets-{p} never had 2 in sync again: {list:?}"),
+        )?;
         ensure(emptied >= healed, || {
             format!(
                 "__consumer_offsets-{p} lost its ELR at {emptied}, before the restarts at {healed}"
             )
         })?;
-        ensure(list.last().is_some_and(|c| c.1.len() == 3), || {
+        ensure(list.last().is_some_and(|c| c.isr.len() == 3), || {
             format!("__consumer_offsets-{p} did not end with 3 in sync: {list:?}")
         })?;
-        alone_from = alone_from.min(alone);
-        regrown_at = regrown_at.max(regrown);
+        last_alone = last_alone.max(alone);
     }
     // Under min ISR the leader's high watermark stays: group writes time out, and no commit is
-    // acknowledged while every offsets partition is under it.
-    let last_alone = changes
-        .values()
-        .filter_map(|l| l.iter().find(|(_, isr, elr)| alone_now(isr, elr)))
-        .map(|c| c.0)
-        .max()
-        .unwrap_or(alone_from);
+    // acknowledged while every offsets partition is under it (from the last partition down to
+    // broker 1 alone until the first with 2 in sync again; each has one, checked above).
     let first_regrown = changes
         .values()
-        .filter_map(|l| {
-            l.iter()
-                .find(|(t, isr, _)| *t > last_alone && isr.len() >= 2)
-        })
-        .map(|c| c.0)
+        .filter_map(|l| l.iter().find(|c| c.at > last_alone && c.isr.len() >= 2))
+        .map(|c| c.at)
         .min()
-        .unwrap_or(regrown_at);
+        .unwrap_or(i64::MAX);
     let timed_out = v
         .cluster_events()
         .filter(|(t, _, k)| {
@@ -470,67 +471,42 @@ fn under_min_isr(v: &View) -> Result<(), String> {
     Ok(())
 }
 
-/// One partition change as the election check reads it: (time, leader, isr).
-type LeaderChange = (i64, i32, Vec<i32>);
-
-/// The changes of every partition, by (topic, partition), in order.
-fn leader_changes(v: &View) -> BTreeMap<(String, i32), Vec<LeaderChange>> {
-    let mut out: BTreeMap<(String, i32), Vec<LeaderChange>> = BTreeMap::new();
-    for (t, _, k) in v.cluster_events() {
-        if let ClusterKind::PartitionChanged {
-            topic,
-            partition,
-            leader,
-            isr,
-            ..
-        } = k
-        {
-            out.entry((topic.clone(), *partition))
-                .or_default()
-                .push((t, *leader, isr.clone()));
-        }
-    }
-    out
-}
-
 fn preferred_leader_election(v: &View) -> Result<(), String> {
     const PERIOD_MS: i64 = 10_000;
     let (crashed_at, _) = v.injected("crash")?;
-    let changes = leader_changes(v);
+    let changes = offsets_changes(v);
     let mut moved = 0;
-    // Only `__consumer_offsets` is replicated by the simulated brokers (other topics' followers
-    // never fetch, so broker 2 never rejoins their ISR).
-    for ((topic, p), list) in changes
-        .iter()
-        .filter(|((t, _), _)| t == "__consumer_offsets")
-    {
+    for (p, list) in &changes {
         // A partition broker 2 led from its creation has it as its preferred (first) replica.
-        // A single replica (a changelog of replication factor 1) is not moved away: it waits.
-        if list.first().map(|c| c.1) != Some(2) || list[0].0 >= crashed_at || list[0].2.len() < 2 {
+        if list.first().map(|c| (c.leader, c.at < crashed_at)) != Some((2, true)) {
             continue;
         }
         moved += 1;
         let away = list
             .iter()
-            .find(|c| c.0 >= crashed_at && c.1 != 2)
-            .ok_or_else(|| format!("{topic}-{p} stayed with broker 2 through its crash: {list:?}"))?
-            .0;
+            .find(|c| c.at >= crashed_at && c.leader != 2)
+            .ok_or_else(|| {
+                format!("__consumer_offsets-{p} stayed with broker 2 through its crash: {list:?}")
+            })?
+            .at;
         let in_sync = list
             .iter()
-            .find(|c| c.0 > away && c.2.contains(&2))
-            .ok_or_else(|| format!("{topic}-{p}: broker 2 never back in its isr: {list:?}"))?
-            .0;
+            .find(|c| c.at > away && c.isr.contains(&2))
+            .ok_or_else(|| {
+                format!("__consumer_offsets-{p}: broker 2 never back in its isr: {list:?}")
+            })?
+            .at;
         let back = list
             .iter()
-            .find(|c| c.0 > away && c.1 == 2)
-            .ok_or_else(|| format!("{topic}-{p} never led by broker 2 again: {list:?}"))?
-            .0;
+            .find(|c| c.at > away && c.leader == 2)
+            .ok_or_else(|| format!("__consumer_offsets-{p} never led by broker 2 again: {list:?}"))?
+            .at;
         // `PeriodicTaskControlManager` runs the balance task every period from the
         // controller's activation (at 0 ms here): the first run after broker 2 is back in sync.
         let next_run = (in_sync / PERIOD_MS + 1) * PERIOD_MS;
         ensure(back >= next_run && back < next_run + 100, || {
             format!(
-                "{topic}-{p}: broker 2 back in sync at {in_sync} ms led it again at {back} ms, \
+                "__consumer_offsets-{p}: broker 2 back in sync at {in_sync} ms led it again at {back} ms, \
                  not at the balance task's run at {next_run} ms: {list:?}"
             )
         })?;

@@ -1,6 +1,6 @@
 //! 8. partition-state: every partition registration the controller writes is one Kafka's
 //!    `PartitionChangeBuilder` can produce, and a change moves its epochs and leader as Kafka's
-//!    `PartitionRegistration.merge` does.
+//!    replay of a partition change does.
 //!
 //! Checked record by record on the controller's metadata log, replayed into the harness's own
 //! image (so a check sees each change, not only the state at the end of a step):
@@ -31,7 +31,7 @@ use coordinator::controller::records::{LEADER_RECOVERING, MetadataRecord, NO_LEA
 use super::{Invariant, Violation};
 
 /// The harness's replay of the controller's metadata log.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct PartitionStates {
     image: MetadataImage,
     /// Records of the log already replayed.
@@ -45,7 +45,14 @@ pub struct Limits {
     pub elr_enabled: bool,
 }
 
+impl Default for PartitionStates {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl PartitionStates {
+    /// An empty replay (its image starts before offset 0, as the controller's does).
     pub fn new() -> Self {
         Self {
             image: MetadataImage::new(),
@@ -83,21 +90,9 @@ impl PartitionStates {
             let offset = self.cursor;
             let record = &log[offset];
             self.cursor += 1;
-            let (topic_id, partition) = match record {
-                MetadataRecord::Partition {
-                    topic_id,
-                    partition_id,
-                    ..
-                }
-                | MetadataRecord::PartitionChange {
-                    topic_id,
-                    partition_id,
-                    ..
-                } => (*topic_id, *partition_id),
-                _ => {
-                    let _ = self.image.apply(offset as i64, record);
-                    continue;
-                }
+            let Some((topic_id, partition)) = record.partition_key() else {
+                let _ = self.image.apply(offset as i64, record);
+                continue;
             };
             let before = self.image.partition(&topic_id, partition).cloned();
             if self.image.apply(offset as i64, record).is_err() {
