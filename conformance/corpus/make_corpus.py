@@ -1369,6 +1369,39 @@ def c4_14_group_expiry():
 
 
 @scenario
+def c4_14_streams_expiry():
+    # The periodic clean-up of a streams group (StreamsGroup.offsetExpirationCondition by commit time,
+    # isSubscribedToTopic over the configured topology): while the group is Stable, the offsets of a
+    # topic no subtopology reads expire a minute after their commit and those of the source topic stay;
+    # once the last member left, the rest expire and the group is deleted.
+    s = streams_setup("c4-14b-streams-group-and-offset-expiry", topics=(("foo", 2), ("bar", 2)),
+                      offsets_retention_minutes=1, offsets_retention_check_interval_ms=5000)
+    s.sjoin("m1", topology=TOPO1)
+    s.expect(response={"errorCode": 0, "memberEpoch": 2})
+    s.adv(100).shb("m1", 2, active={"subtopology1": [0, 1]})
+    s.req("OffsetCommit", 9, {"groupId": "g", "generationIdOrMemberEpoch": 2, "memberId": "m1", "topics": [
+        {"name": t, "partitions": [{"partitionIndex": 0, "committedOffset": 5}]} for t in ("foo", "bar")]})
+    s.expect(response={"topics": [{"name": "foo", "partitions": [{"errorCode": 0}]},
+                                  {"name": "bar", "partitions": [{"errorCode": 0}]}]})
+    for _ in range(4):
+        s.adv(20000).shb("m1", 2)
+    s.tick()
+    s.req("OffsetFetch", 9, {"groups": [{"groupId": "g", "memberId": "m1", "memberEpoch": 2, "topics": None}]})
+    s.expect(response={"groups": [{"errorCode": 0, "topics": [
+        {"name": "foo", "partitions": [{"partitionIndex": 0, "committedOffset": 5}]}]}]})
+    s.adv(100).shb("m1", -1)
+    s.expect(response={"errorCode": 0, "memberEpoch": -1})
+    s.sdescribe("g")
+    s.expect(response={"groups": [{"errorCode": 0, "groupState": "Empty"}]})
+    s.adv(70000).tick()
+    s.sdescribe("g")
+    s.expect(response={"groups": [{"errorCode": 69}]})
+    s.req("OffsetFetch", 9, {"groups": [{"groupId": "g", "memberId": None, "memberEpoch": -1, "topics": None}]})
+    s.expect(response={"groups": [{"errorCode": 0, "topics": []}]})
+    return s
+
+
+@scenario
 def c4_26_27():
     s = classic_setup("c4-26-27-join-group-all-versions", delay=1000)
     for v in range(0, 10):
@@ -1434,7 +1467,7 @@ def rude_client():
     # scenario's cluster runs with them. Groups: rude-streams, rude-simple, rude-txn, rude-old,
     # rude-static, rude-static9.
     s = Script("rude-client")
-    s.topics(("foo", 3))
+    s.topics(("foo", 3), ("rude-topo-changelog", 3))
     inv = 42  # INVALID_REQUEST
     base = {"groupId": "rude-streams", "memberId": "rude-m1", "memberEpoch": 0, "rebalanceTimeoutMs": 30000,
             "topology": RUDE_TOPO, "activeTasks": [], "standbyTasks": [], "warmupTasks": [],
@@ -1629,7 +1662,47 @@ def rude_client():
             rude_expect(s, errorCode=69, errorMessage="Group rude-conv2 is not a streams group.")
     s.join(group="rude-streams", version=3, session=30000, rebalance=30000)
     rude_expect(s, errorCode=23)  # INCONSISTENT_GROUP_PROTOCOL
+
+    # A member's metadata changes without a rejoin (updatedMember, hasMemberEpochRelevantChange):
+    # a stateful topology whose changelog topic exists, described as configured (partition counts
+    # resolved); a new rebalance timeout updates the member without an epoch bump or task lists in
+    # the answer; a new rack, client tags or process id each bump the group epoch; a new endpoint
+    # is taken from a heartbeat past the join.
+    E = RUDE_TOPO_EPOCHS
+    topo = {"epoch": 0, "subtopologies": [{"subtopologyId": "s1", "sourceTopics": ["foo"],
+                                           "stateChangelogTopics": [{"name": "rude-topo-changelog"}]}]}
+    s.sjoin("rude-t1", group="rude-topo", topology=topo, process="rude-tp")
+    rude_expect(s, errorCode=0, memberEpoch=E[0])
+    s.adv(3500).tick()  # the initial rebalance delay
+    s.shb("rude-t1", E[0], group="rude-topo")
+    rude_expect(s, errorCode=0, memberEpoch=E[1], activeTasks=[{"subtopologyId": "s1", "partitions": [0, 1, 2]}])
+    s.shb("rude-t1", E[1], group="rude-topo", active={"s1": [0, 1, 2]})
+    rude_expect(s, errorCode=0, memberEpoch=E[1])
+    s.sdescribe("rude-topo")
+    rude_expect(s, groups=[{"errorCode": 0, "groupState": "Stable", "groupEpoch": E[1],
+                            "topology": {"epoch": 0, "subtopologies": [
+                                {"subtopologyId": "s1", "stateChangelogTopics": [
+                                    {"name": "rude-topo-changelog", "partitions": 3}]}]}}])
+    # Every change below bumps the group epoch (the rebalance timeout too: Kafka 4.4's
+    # updatedMember writes the member and the epoch); the next target waits for the assignment
+    # interval, so each change is followed by a heartbeat past it, at the new epoch.
+    changes = [{"rebalanceTimeoutMs": 40000}, {"rackId": "rude-rack"},
+               {"clientTags": [{"key": "zone", "value": "z1"}]}, {"processId": "rude-tp2"},
+               {"userEndpoint": {"host": "rude-host", "port": 7}}]
+    for i, change in enumerate(changes):
+        s.adv(100).shb("rude-t1", E[1 + i], group="rude-topo", **change)
+        rude_expect(s, errorCode=0, memberEpoch=E[1 + i], activeTasks=None, standbyTasks=None, warmupTasks=None)
+        s.adv(5000).shb("rude-t1", E[1 + i], group="rude-topo")
+        rude_expect(s, errorCode=0, memberEpoch=E[2 + i])
+        s.sdescribe("rude-topo")
+        described = {"rebalanceTimeoutMs": {}}.get(next(iter(change)), change)
+        rude_expect(s, groups=[{"errorCode": 0, "groupState": "Stable", "groupEpoch": E[2 + i],
+                                "members": [dict({"memberId": "rude-t1"}, **described)]}])
     return s
+
+
+# The group epochs of rude-topo: after the join, then after each of the three epoch-relevant changes.
+RUDE_TOPO_EPOCHS = (1, 2, 3, 4, 5, 6, 7)
 
 
 # ---- Kafka 4.4.0 behaviours the simulator reports (sim/src/known.rs, docs/findings.md) --------------

@@ -96,6 +96,7 @@ scenarios! {
     streams_admin_lifecycle => "streams-admin-lifecycle",
     classic_deleted_topic_offsets => "classic-deleted-topic-offsets",
     classic_offsets_retention => "classic-offsets-retention",
+    streams_offsets_retention => "streams-offsets-retention",
     classic_unsubscribed_offsets_expire => "classic-unsubscribed-offsets-expire",
     rude_client => "rude-client",
     swarm_streams => "swarm-streams",

@@ -10,9 +10,11 @@
 //! simulated network, and the scenario's check holds the same `expect`s against the answers.
 //!
 //! Only request lines are sent (`config`, `metadata` and empty lines belong to the oracle's
-//! coordinator; a scenario that runs a script gives its cluster those topics and configs), and
-//! each waits for its answer before the next is sent, so a script for this client uses requests
-//! the coordinator answers without another request's help. Member ids follow the script runner's
+//! coordinator; a scenario that runs a script gives its cluster those topics and configs). Each
+//! waits for the answer to the one before it and then for the time the script's clock moves
+//! between the two lines (their `at`s), so a timer the oracle fires between two lines (an initial
+//! rebalance delay, an assignment interval) has fired here too; a script for this client uses
+//! requests the coordinator answers without another request's help. Member ids follow the script runner's
 //! naming for the one way a script here learns them: the member id a JoinGroup response hands out
 //! is named `$gen:L` (L: the line of that JoinGroup), later bodies' `$gen:L` strings are replaced
 //! by the real id, and the real id in any response string by its name.
@@ -30,6 +32,8 @@ use crate::net::TurmoilNet;
 pub struct ScriptRequest {
     /// The 1-based line in the script.
     pub line: usize,
+    /// When the line is due, in ms from the script's start (the line's `at`, 0 when absent).
+    pub at_ms: u64,
     pub api: Api,
     pub version: i16,
     pub body: Value,
@@ -70,8 +74,15 @@ pub fn requests(script: &str) -> Result<Vec<ScriptRequest>, String> {
             ));
         }
         let body = request.get("body").cloned().unwrap_or(Value::Null);
+        let at_ms = match value.get("at") {
+            None => 0,
+            Some(at) => at.as_u64().ok_or_else(|| {
+                format!("script line {line}: \"at\" must be a non-negative integer")
+            })?,
+        };
         out.push(ScriptRequest {
             line,
+            at_ms,
             api,
             version,
             body,
@@ -182,7 +193,15 @@ pub async fn run(
         }
     };
     let mut names = Names::default();
+    let mut previous_at_ms = 0;
     for r in lines {
+        // The oracle answers at once, so its clock only moves by the script's own steps; a line
+        // here waits, after the answer before it, for the time its step adds.
+        let gap = r.at_ms.saturating_sub(previous_at_ms);
+        previous_at_ms = previous_at_ms.max(r.at_ms);
+        if gap > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(gap)).await;
+        }
         let line = r.line;
         let failed = |reason: String| AdminAnswer::ScriptedFailed { line, reason };
         let request = match names.bind(&r.body).and_then(|body| {
@@ -239,6 +258,7 @@ mod tests {
         let lines = requests(script).unwrap();
         assert_eq!(lines.len(), 1);
         assert_eq!(lines[0].line, 3);
+        assert_eq!(lines[0].at_ms, 0);
         assert_eq!(lines[0].api, Api::LeaveGroup);
         assert_eq!(lines[0].version, 1);
         assert_eq!(
@@ -254,6 +274,15 @@ mod tests {
             requests("not json")
                 .unwrap_err()
                 .starts_with("script line 1:")
+        );
+        // A line's time is its `at`; one without is due at once; a negative one is refused.
+        let timed = "{\"at\":3500,\"request\":{\"api\":\"LeaveGroup\",\"version\":1,\"body\":{}}}\n\
+                     {\"request\":{\"api\":\"LeaveGroup\",\"version\":1,\"body\":{}}}";
+        let lines = requests(timed).unwrap();
+        assert_eq!((lines[0].at_ms, lines[1].at_ms), (3500, 0));
+        assert_eq!(
+            requests("{\"at\":-1,\"request\":{\"api\":\"LeaveGroup\",\"version\":1}}").unwrap_err(),
+            "script line 1: \"at\" must be a non-negative integer"
         );
     }
 

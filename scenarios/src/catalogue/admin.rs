@@ -173,6 +173,39 @@ pub fn scenarios() -> Vec<Scenario> {
             check: retention_check,
         },
         Scenario {
+            name: "streams-offsets-retention",
+            description: "both processes of a streams application leave at 20 s; with a 1 \
+                          minute offsets retention the empty group's offsets are still there at \
+                          40 s and gone, with the group, by 95 s; a coordinator fail-over after \
+                          that does not bring them back",
+            default_seed: 1,
+            cluster: || {
+                streams_cluster(app(2, 1), 6)
+                    .with_broker_config("offsets.retention.minutes", 1)
+                    .with_broker_config("offsets.retention.check.interval.ms", 5_000)
+            },
+            faults: Faults::Schedule(|| {
+                vec![
+                    remove(20_000, APP, 0),
+                    remove(20_000, APP, 1),
+                    call(40_000, APP, GroupAdminCall::FetchOffsets),
+                    call(40_100, APP, GroupAdminCall::List),
+                    call(95_000, APP, GroupAdminCall::FetchOffsets),
+                    call(95_100, APP, GroupAdminCall::List),
+                    call(95_200, APP, GroupAdminCall::Describe),
+                    crash_coordinator(100_000, APP, 5_000),
+                    call(115_000, APP, GroupAdminCall::Describe),
+                    call(115_100, APP, GroupAdminCall::FetchOffsets),
+                ]
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 120_000,
+                ..Expect::default()
+            },
+            check: streams_retention_check,
+        },
+        Scenario {
             name: "classic-unsubscribed-offsets-expire",
             description: "the consumers of a group subscribed to `orders` stop at 20 s; the admin \
                           commits offsets of `legacy` for the empty group at 24 s; the consumers \
@@ -751,5 +784,27 @@ fn retention_check(v: &View) -> Result<(), String> {
     a.offsets_exactly(&BTreeMap::new())?;
     a.listed_exactly(&[])?;
     a.failed_with("describe", "GROUP_ID_NOT_FOUND")?;
+    a.done()
+}
+
+/// The expiration of an empty streams group's offsets and then of the group
+/// (`GroupCoordinatorShard.cleanupGroupMetadata` over streams groups too: the offsets go a
+/// retention after their commit, then the group, which is empty, with them; the tombstones survive
+/// fail-over).
+fn streams_retention_check(v: &View) -> Result<(), String> {
+    let hosts = hosts(APP, 2);
+    let mut a = Answers::of(v, APP);
+    let last = v.committed_until(&hosts, i64::MAX);
+    ensure(last.len() == 6, || {
+        format!("the members committed {last:?}")
+    })?;
+    a.offsets_exactly(&last)?;
+    a.listed_exactly(&[(APP, "streams", "streams", "Empty")])?;
+    a.offsets_exactly(&BTreeMap::new())?;
+    a.listed_exactly(&[])?;
+    a.failed_with("describe", "GROUP_ID_NOT_FOUND")?;
+    v.injected("crash")?;
+    a.failed_with("describe", "GROUP_ID_NOT_FOUND")?;
+    a.offsets_exactly(&BTreeMap::new())?;
     a.done()
 }

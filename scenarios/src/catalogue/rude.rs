@@ -31,13 +31,15 @@ pub fn scenarios() -> Vec<Scenario> {
                       fetches and commits with wrong members and epochs, unknown partitions and \
                       topic ids, oversized metadata, TxnOffsetCommit by version, pending \
                       transactional offsets, JoinGroup v3 and LeaveGroup v1, static rejoins at \
-                      JoinGroup v5 and v9, one group id for both group types): every answer holds \
+                      JoinGroup v5 and v9, one group id for both group types, a streams member's \
+                      metadata changed past its join): every answer holds \
                       what Kafka 4.4.0's coordinator answers",
         default_seed: 1,
         cluster: || {
             ClusterSpec::default()
                 .with_topic("orders", 6)
                 .with_topic("foo", 3)
+                .with_topic("rude-topo-changelog", 3)
                 .with_classic(ClassicGroupSpec::new("orders-app", &["orders"], 2, 1))
         },
         faults: Faults::Schedule(|| {
@@ -53,7 +55,7 @@ pub fn scenarios() -> Vec<Scenario> {
         }),
         expect: Expect {
             faults_injected: true,
-            min_duration_ms: 60_000,
+            min_duration_ms: 90_000,
             ..Expect::default()
         },
         check: rude_check,
