@@ -8,6 +8,8 @@
 #   SWEEP_SEEDS (default 1..201: 600 runs over the three swarm scenarios)  seeds, as `regroup sweep --seeds` takes them
 #   SWEEP_STRICT=1  fail on known behaviours too
 #   SWEEP_COVERAGE=0  no coverage table or goals (a short SWEEP_SEEDS may miss rare goals)
+#   SWEEP_ASSIGNOR_ORACLE=0  do not check the streams target assignments against Kafka's own assignor
+#     (on by default when java and mvn are present: the oracle is built, as assignor-oracle.sh builds it)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -18,6 +20,12 @@ if [ "${SWEEP_STRICT:-0}" = 1 ]; then
 fi
 if [ "${SWEEP_COVERAGE:-1}" = 1 ]; then
   flags+=(--coverage)
+fi
+if [ "${SWEEP_ASSIGNOR_ORACLE:-1}" = 1 ] && command -v java >/dev/null 2>&1 && command -v mvn >/dev/null 2>&1; then
+  (cd conformance/oracle && mvn -q -B -Dstyle.color=never package -DskipTests)
+  flags+=(--assignor-oracle)
+else
+  echo "sweep: assignor oracle SKIPPED (needs java and mvn; SWEEP_ASSIGNOR_ORACLE=${SWEEP_ASSIGNOR_ORACLE:-1})"
 fi
 cargo build --quiet --release -p scenarios --bin regroup
 regroup="${CARGO_TARGET_DIR:-target}/release/regroup"

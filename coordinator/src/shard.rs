@@ -67,10 +67,12 @@ pub struct Shard {
 
 impl Shard {
     pub fn new(config: ShardConfig) -> Self {
-        Self {
-            config,
-            ..Self::default()
+        let mut shard = Self::default();
+        if !config.task_assignors.0.is_empty() {
+            shard.streams.set_assignors(config.task_assignors.0.clone());
         }
+        shard.config = config;
+        shard
     }
 
     /// Runs one request at `now_ms`. The records of the outcome have been replayed into the shard.

@@ -124,6 +124,87 @@ pub fn assign_json_with_bugs(text: &str, bugs: &KafkaBugs) -> Result<String, Str
         .expect("serialising maps of strings cannot fail"))
 }
 
+/// The input document of `group` and `topology`, the inverse of what `regroup assign` reads:
+/// members in the group's order, optional fields only when set.
+pub fn input_json(group: &GroupSpec, topology: &TopologyDescriber) -> String {
+    use serde_json::{Map, Value, json};
+    let tasks = |t: &Tasks| -> Value {
+        t.iter()
+            .map(|(sub, parts)| (sub.clone(), json!(parts.iter().collect::<Vec<_>>())))
+            .collect::<Map<_, _>>()
+            .into()
+    };
+    let offsets = |o: &TaskOffsets| -> Value {
+        o.iter()
+            .map(|(sub, parts)| {
+                let by_partition: Map<String, Value> = parts
+                    .iter()
+                    .map(|(p, off)| (p.to_string(), json!(off)))
+                    .collect();
+                (sub.clone(), Value::Object(by_partition))
+            })
+            .collect::<Map<_, _>>()
+            .into()
+    };
+    let members: Vec<Value> = group
+        .members
+        .iter()
+        .map(|m| {
+            let mut o = Map::new();
+            o.insert("memberId".into(), json!(m.member_id));
+            o.insert("processId".into(), json!(m.process_id));
+            if let Some(i) = &m.instance_id {
+                o.insert("instanceId".into(), json!(i));
+            }
+            if let Some(r) = &m.rack_id {
+                o.insert("rackId".into(), json!(r));
+            }
+            if !m.client_tags.is_empty() {
+                o.insert("clientTags".into(), json!(m.client_tags));
+            }
+            o.insert("activeTasks".into(), tasks(&m.active_tasks));
+            o.insert("standbyTasks".into(), tasks(&m.standby_tasks));
+            o.insert("warmupTasks".into(), tasks(&m.warmup_tasks));
+            if !m.task_offsets.is_empty() {
+                o.insert("taskOffsets".into(), offsets(&m.task_offsets));
+            }
+            if !m.task_end_offsets.is_empty() {
+                o.insert("taskEndOffsets".into(), offsets(&m.task_end_offsets));
+            }
+            Value::Object(o)
+        })
+        .collect();
+    let subtopologies: Vec<Value> = topology
+        .subtopologies
+        .iter()
+        .map(|(id, s)| json!({"id": id, "tasks": s.num_tasks, "stateful": s.stateful}))
+        .collect();
+    let mut doc = Map::new();
+    doc.insert("subtopologies".into(), Value::Array(subtopologies));
+    doc.insert(
+        "numStandbyReplicas".into(),
+        json!(group.configs.num_standby_replicas),
+    );
+    if !group.configs.rack_aware_assignment_tags.is_empty() {
+        doc.insert(
+            "rackAwareAssignmentTags".into(),
+            json!(group.configs.rack_aware_assignment_tags),
+        );
+    }
+    doc.insert("members".into(), Value::Array(members));
+    Value::Object(doc).to_string()
+}
+
+/// The output document `regroup assign --lines` prints for `result` (an assignor error as
+/// `{"error": message}`, as Kafka's harness prints its `TaskAssignorException`).
+pub fn output_json(result: &Result<GroupAssignment, String>) -> String {
+    match result {
+        Ok(a) => serde_json::to_string(&AssignOutput::from(a.clone()))
+            .expect("serialising maps of strings cannot fail"),
+        Err(message) => serde_json::json!({ "error": message }).to_string(),
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct AssignInput {

@@ -1,6 +1,7 @@
 //! The scenario catalogue and the pieces of the `regroup` command.
 
 pub mod assign_cli;
+pub mod assignor_oracle;
 pub mod bench_cli;
 pub mod bugs_cli;
 pub mod catalogue;

@@ -69,8 +69,13 @@ impl Verdict {
 
 /// The command that replays `scenario` with `seed` and the Kafka bugs `bugs` switched on.
 pub fn replay_command(scenario: &str, seed: u64, bugs: &KafkaBugs) -> String {
+    let oracle = if crate::assignor_oracle::enabled() {
+        " --assignor-oracle"
+    } else {
+        ""
+    };
     format!(
-        "cargo run --release -- run {scenario} --seed {seed}{}",
+        "cargo run --release -- run {scenario} --seed {seed}{}{oracle}",
         bugs.cli_args()
     )
 }
@@ -126,9 +131,14 @@ fn run_prepared(
     let bugs = prepared.spec.kafka_bugs.clone();
     let mut options = prepared.options.clone();
     options.keep_events = true;
+    options.record_assignments = crate::assignor_oracle::enabled();
     let heal_ms = prepared.schedule.heal_ms();
     let mut outcome = run(prepared.spec, prepared.schedule.clone(), &options)?;
     let mut violations = outcome.violations.clone();
+    let calls = std::mem::take(&mut outcome.assignor_calls);
+    if let Some(v) = crate::assignor_oracle::check(&calls) {
+        violations.push(v);
+    }
     if violations.is_empty() && scenario.expect.faults_injected {
         let injected: u32 = outcome.faults.values().map(|c| c.injected).sum();
         let skipped: Vec<&String> = outcome

@@ -1,5 +1,5 @@
 //! `regroup run <scenario> [--seed N] [--json] [--trace FILE] [--check-determinism]
-//! [--kafka-bug NAME]...`.
+//! [--kafka-bug NAME]... [--assignor-oracle]`.
 //!
 //! Exit codes: 0 passed (or only known behaviours of Kafka 4.4.0 fired, see `sim::known`, unless
 //! `--strict`), 1 an invariant (or expectation, or determinism) was violated, 2 usage or setup error.
@@ -39,6 +39,11 @@ pub struct RunArgs {
     /// Switch a Kafka bug on (repeatable; `regroup bugs` lists them).
     #[arg(long = "kafka-bug", value_name = "NAME", value_parser = parse_bug)]
     pub kafka_bug: Vec<KafkaBug>,
+    /// Check every streams target assignment the brokers compute against Kafka 4.4.0's own
+    /// StickyTaskAssignor (needs Java 17+ and `mvn -f conformance/oracle/pom.xml package`); a
+    /// difference fails the run with the invariant `assignor-oracle`.
+    #[arg(long)]
+    pub assignor_oracle: bool,
 }
 
 pub fn run(args: &RunArgs) -> i32 {
@@ -63,6 +68,12 @@ pub fn run(args: &RunArgs) -> i32 {
             }
         },
     };
+    if args.assignor_oracle
+        && let Err(e) = crate::assignor_oracle::enable_default()
+    {
+        eprintln!("regroup run: --assignor-oracle: {e}");
+        return 2;
+    }
     let keep = args.trace.is_some() || args.html.is_some();
     let bugs = bug_set(&args.kafka_bug);
     let result = if args.check_determinism {

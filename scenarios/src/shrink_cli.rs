@@ -22,6 +22,9 @@ pub struct FailureFile {
     pub case: Option<Case>,
     pub trace_hash: Option<String>,
     pub build: Option<String>,
+    /// The failure is a difference from Kafka's assignor (`assignor-oracle`): replaying it needs
+    /// the oracle on.
+    pub assignor_oracle: bool,
 }
 
 /// Reads a failure file (`regroup sweep --out DIR` or `regroup shrink` wrote it).
@@ -54,6 +57,10 @@ pub fn read_failure_file(path: &Path) -> Result<FailureFile, String> {
         case,
         trace_hash: v["traceHash"].as_str().map(str::to_string),
         build: v["build"].as_str().map(str::to_string),
+        assignor_oracle: v["violations"].as_array().is_some_and(|vs| {
+            vs.iter()
+                .any(|v| v["invariant"].as_str() == Some("assignor-oracle"))
+        }),
     })
 }
 
@@ -134,6 +141,10 @@ pub fn shrink_file(
     show_progress: bool,
 ) -> Result<Value, String> {
     let file = read_failure_file(path)?;
+    if file.assignor_oracle {
+        crate::assignor_oracle::enable_default()
+            .map_err(|e| format!("{}: the assignor oracle: {e}", path.display()))?;
+    }
     let case = match &file.case {
         Some(c) => c.clone(),
         None => Case::of(&file.scenario.prepare(file.seed)),

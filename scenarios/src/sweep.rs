@@ -603,6 +603,11 @@ pub struct SweepArgs {
     /// The budget of each shrink (candidate runs).
     #[arg(long, default_value_t = 400, requires = "shrink")]
     pub shrink_budget: usize,
+    /// Check every streams target assignment the brokers compute against Kafka 4.4.0's own
+    /// StickyTaskAssignor (needs Java 17+ and `mvn -f conformance/oracle/pom.xml package`); a
+    /// difference fails the run with the invariant `assignor-oracle`.
+    #[arg(long)]
+    pub assignor_oracle: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -657,6 +662,12 @@ pub fn sweep(args: &SweepArgs) -> i32 {
         eprintln!("regroup sweep: --seeds {seeds_text:?} is not A..B, A..=B or a seed");
         return 2;
     };
+    if args.assignor_oracle
+        && let Err(e) = crate::assignor_oracle::enable_default()
+    {
+        eprintln!("regroup sweep: --assignor-oracle: {e}");
+        return 2;
+    }
     let shard = match chosen_shard(args) {
         Ok(s) => s,
         Err(e) => {
@@ -827,6 +838,10 @@ pub struct ReplayArgs {
     /// Write the run's self-contained HTML timeline to OUT (as `regroup run --html` does).
     #[arg(long, value_name = "OUT")]
     pub html: Option<PathBuf>,
+    /// Check the run's streams target assignments against Kafka's assignor (on by itself when
+    /// the file's failure is `assignor-oracle`; see `regroup run --assignor-oracle`).
+    #[arg(long)]
+    pub assignor_oracle: bool,
 }
 
 /// `regroup replay FILE`: re-runs the file's scenario and seed and compares the trace hash.
@@ -842,6 +857,12 @@ pub fn replay(args: &ReplayArgs) -> i32 {
         }
     };
     let name = file.scenario.name;
+    if (args.assignor_oracle || file.assignor_oracle)
+        && let Err(e) = crate::assignor_oracle::enable_default()
+    {
+        eprintln!("regroup replay: the assignor oracle: {e}");
+        return 2;
+    }
     // A shrunk file carries its case explicitly; any other is drawn again from its seed.
     let keep = args.html.is_some();
     let run = match &file.case {

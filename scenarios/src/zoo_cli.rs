@@ -34,6 +34,11 @@ pub struct ZooArgs {
     /// Only these bugs (repeatable; default: every switch).
     #[arg(long = "bug", value_name = "NAME", value_parser = parse_bug)]
     pub bugs: Vec<KafkaBug>,
+    /// In the blind runs, check every streams target assignment against Kafka 4.4.0's own
+    /// StickyTaskAssignor (`regroup sweep --assignor-oracle`; needs Java and the oracle built).
+    /// The targeted runs are judged as always.
+    #[arg(long)]
+    pub assignor_oracle: bool,
 }
 
 /// The swarm scenarios that run groups of `group`'s type.
@@ -124,8 +129,10 @@ pub fn measure(bugs: &[KafkaBug], seeds: u64, threads: usize, quiet: bool) -> Ve
         let scenario = find(info.targeted);
         let seed = scenario.default_seed;
         // The bar moves per batch: run_jobs would print every failed run, which here is the point.
+        crate::assignor_oracle::set_active(false);
         let off_run = run_jobs(&[(scenario, seed)], 1, None, &KafkaBugs::none());
         let on_run = run_jobs(&[(scenario, seed)], 1, None, &on);
+        crate::assignor_oracle::set_active(true);
         bar.inc(2);
         let verdict = |r: &[JobResult]| r.first().map_or("failed", |r| r.verdict().name());
         let targeted = Targeted {
@@ -222,14 +229,22 @@ pub fn table(rows: &[ZooRow]) -> String {
     for r in rows {
         if let Some(b) = r.blind.iter().find(|b| b.first_seed.is_some()) {
             out.push_str(&format!(
-                "{}: blind, first at {} seed {}: {}\n  replay: cargo run --release -- run {} --seed {} --kafka-bug {}\n",
+                "{}: blind, first at {} seed {}: {}\n  replay: cargo run --release -- run {} --seed {} --kafka-bug {}{}\n",
                 r.info.name,
                 b.scenario,
                 b.first_seed.unwrap_or_default(),
                 b.first_failure.as_deref().unwrap_or(""),
                 b.scenario,
                 b.first_seed.unwrap_or_default(),
-                r.info.name
+                r.info.name,
+                if b.first_failure
+                    .as_deref()
+                    .is_some_and(|f| f.starts_with("assignor-oracle:"))
+                {
+                    " --assignor-oracle"
+                } else {
+                    ""
+                }
             ));
         } else {
             out.push_str(&format!(
@@ -282,6 +297,12 @@ pub fn to_json(rows: &[ZooRow], seeds: u64) -> Value {
 }
 
 pub fn run(args: &ZooArgs) -> i32 {
+    if args.assignor_oracle
+        && let Err(e) = crate::assignor_oracle::enable_default()
+    {
+        eprintln!("regroup zoo: --assignor-oracle: {e}");
+        return 2;
+    }
     let bugs: Vec<KafkaBug> = if args.bugs.is_empty() {
         BUGS.iter().map(|b| b.bug).collect()
     } else {

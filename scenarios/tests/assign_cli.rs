@@ -153,3 +153,51 @@ fn missing_file_exits_2() {
             .starts_with("regroup assign: cannot open /nonexistent/regroup-input.json: ")
     );
 }
+
+/// `input_json` writes what `regroup assign` reads: a group and topology written and read back
+/// assign exactly as the original, every optional field included.
+#[test]
+fn input_json_round_trips_through_the_assign_format() {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use coordinator::streams::assignor::{
+        self, AssignmentConfigs, GroupSpec, MemberSpec, TopologyDescriber,
+    };
+    use scenarios::assign_cli::{assign_json, input_json, output_json};
+
+    let mut m1 = MemberSpec::new("m1", "p1");
+    m1.instance_id = Some("i1".into());
+    m1.rack_id = Some("r1".into());
+    m1.client_tags = BTreeMap::from([("zone".to_string(), "z1".to_string())]);
+    m1.active_tasks = BTreeMap::from([("s0".to_string(), BTreeSet::from([0, 2]))]);
+    m1.standby_tasks = BTreeMap::from([("s1".to_string(), BTreeSet::from([1]))]);
+    m1.task_offsets = BTreeMap::from([("s1".to_string(), BTreeMap::from([(1, 40), (3, 7)]))]);
+    m1.task_end_offsets = BTreeMap::from([("s1".to_string(), BTreeMap::from([(1, 50)]))]);
+    let mut m2 = MemberSpec::new("m2", "p2");
+    m2.task_offsets = BTreeMap::from([("s1".to_string(), BTreeMap::from([(0, 9)]))]);
+    let group = GroupSpec {
+        members: vec![m2, m1],
+        configs: AssignmentConfigs {
+            num_standby_replicas: 1,
+            rack_aware_assignment_tags: vec!["zone".into()],
+        },
+    };
+    let topology = TopologyDescriber::new([("s0", 3, false), ("s1", 4, true)]);
+    let input = input_json(&group, &topology);
+    let direct = output_json(&assignor::assign(&group, &topology).map_err(|e| e.to_string()));
+    assert_eq!(assign_json(&input).unwrap(), direct);
+    // Members keep their order (it breaks hash-bucket ties); unset fields are left out.
+    assert!(
+        input.find("\"m2\"").unwrap() < input.find("\"m1\"").unwrap(),
+        "{input}"
+    );
+    assert!(
+        input.contains("\"taskOffsets\":{\"s1\":{\"1\":40,\"3\":7}}"),
+        "{input}"
+    );
+    assert_eq!(input.matches("instanceId").count(), 1, "{input}");
+    assert_eq!(
+        output_json(&Err("no member".into())),
+        "{\"error\":\"no member\"}"
+    );
+}

@@ -3,12 +3,17 @@
 //! command (`.cargo/mutants.toml`): the catalogue runs each scenario at one seed, this adds the swarm's
 //! fault mixes. It is ignored by `cargo test` because CI sweeps the same scenarios over 200 seeds
 //! with the release binary (`.ci/steps/sweep.sh`); `cargo test --test swarm_gate -- --ignored` runs
-//! it, and `SWARM_GATE_SEEDS=N` changes how many seeds (default 12).
+//! it, and `SWARM_GATE_SEEDS=N` changes how many seeds (default 12). `SWARM_GATE_ASSIGNOR_ORACLE=1`
+//! also checks every streams target assignment against Kafka's own assignor (`--assignor-oracle`:
+//! needs Java and `mvn -f conformance/oracle/pom.xml package`).
 
 use scenarios::catalogue;
 use scenarios::run::{Verdict, run_scenario};
 
 fn gate(name: &str) {
+    if std::env::var_os("SWARM_GATE_ASSIGNOR_ORACLE").is_some() {
+        scenarios::assignor_oracle::enable_default().expect("the assignor oracle");
+    }
     let scenario = catalogue::find(name).expect("a swarm scenario");
     let seeds: u64 = std::env::var("SWARM_GATE_SEEDS")
         .ok()

@@ -187,8 +187,25 @@ impl std::error::Error for SetupError {}
 impl Cluster {
     /// Builds the cluster for `spec` under `seed`; `keep_events` keeps the full event log.
     pub fn build(spec: ClusterSpec, seed: u64, keep_events: bool) -> Result<Cluster, SetupError> {
+        Self::build_with(spec, seed, keep_events, None)
+    }
+
+    /// [`Cluster::build`], with every broker's sticky assignor recording its calls in
+    /// `assignor_log` when given ([`crate::assignor_log`]).
+    pub fn build_with(
+        spec: ClusterSpec,
+        seed: u64,
+        keep_events: bool,
+        assignor_log: Option<crate::assignor_log::AssignorLog>,
+    ) -> Result<Cluster, SetupError> {
         validate(&spec)?;
-        let broker_config = broker_config_template(&spec)?;
+        let mut broker_config = broker_config_template(&spec)?;
+        if let Some(log) = assignor_log {
+            broker_config.shard.task_assignors =
+                coordinator::config::TaskAssignors(vec![std::sync::Arc::new(
+                    crate::assignor_log::RecordingAssignor::new(log),
+                )]);
+        }
         let sim = turmoil::Builder::new()
             .simulation_duration(Duration::from_secs(365 * 24 * 3600))
             .tick_duration(Duration::from_millis(spec.tick_ms.max(1)))

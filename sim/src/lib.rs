@@ -15,6 +15,7 @@
 //! * [`seed`]: one `u64` seed, one ChaCha8 stream per consumer of randomness.
 //! * [`logging`]: `tracing` output stamped with simulated time and host.
 
+pub mod assignor_log;
 pub mod bench;
 pub mod cluster;
 pub mod coverage;

@@ -42,6 +42,9 @@ pub struct RunOptions {
     /// checked) before it stops: for expectations that need a quiet period, such as every member
     /// having heartbeated once more (endpoint maps travel on heartbeat responses).
     pub settle_ms: u64,
+    /// Keep every streams target assignment the brokers compute, with its input
+    /// ([`crate::assignor_log`]), in [`RunOutcome::assignor_calls`]. Changes nothing the run does.
+    pub record_assignments: bool,
 }
 
 impl RunOptions {
@@ -53,6 +56,7 @@ impl RunOptions {
             min_duration_ms: 0,
             expected_members: BTreeMap::new(),
             settle_ms: 0,
+            record_assignments: false,
         }
     }
 }
@@ -161,6 +165,9 @@ pub struct RunOutcome {
     pub log: Vec<SimEvent>,
     /// The coverage goals the run reached and what it exercised ([`crate::coverage`]).
     pub coverage: RunCoverage,
+    /// Every streams target assignment computed, when the run recorded them
+    /// ([`RunOptions::record_assignments`]).
+    pub assignor_calls: Vec<crate::assignor_log::AssignorCall>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -212,7 +219,15 @@ pub fn run(
         e
     });
     let default_latency_ms = spec.latency.max_ms;
-    let cluster = Cluster::build(spec, options.seed, options.keep_events)?;
+    let assignor_log = options
+        .record_assignments
+        .then(crate::assignor_log::AssignorLog::default);
+    let cluster = Cluster::build_with(
+        spec,
+        options.seed,
+        options.keep_events,
+        assignor_log.clone(),
+    )?;
     let mut driver = Driver {
         cluster,
         schedule,
@@ -406,6 +421,9 @@ pub fn run(
         convergence_bound_ms: bound,
         log: hub.events(),
         coverage: hub.coverage(),
+        assignor_calls: assignor_log
+            .map(|log| crate::assignor_log::take(&log))
+            .unwrap_or_default(),
     })
 }
 

@@ -4,7 +4,11 @@
 
 use std::collections::BTreeMap;
 
+use std::sync::Arc;
+
 use kafka_bugs::KafkaBugs;
+
+use crate::streams::assignor::TaskAssignor;
 
 pub mod classic;
 pub mod offsets;
@@ -27,6 +31,22 @@ pub struct ShardConfig {
     /// The Kafka bugs switched on (`kafka_bugs`): none for Kafka 4.4.0. Each switch reads it where
     /// its rule is.
     pub kafka_bugs: KafkaBugs,
+    /// The task assignors streams groups may name (Kafka's pluggable `TaskAssignor`s, KIP-1357), the
+    /// first the default; empty: the built-in `sticky` alone. A harness registers a wrapper here to
+    /// see every assignment computed (the simulator's assignor oracle).
+    pub task_assignors: TaskAssignors,
+}
+
+/// The registered task assignors of a shard (a `Vec` of trait objects, shown by name).
+#[derive(Clone, Default)]
+pub struct TaskAssignors(pub Vec<Arc<dyn TaskAssignor>>);
+
+impl std::fmt::Debug for TaskAssignors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|a| a.name().to_string()))
+            .finish()
+    }
 }
 
 impl ShardConfig {

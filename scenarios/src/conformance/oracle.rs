@@ -111,6 +111,17 @@ impl Oracle {
         Ok(())
     }
 
+    /// Starts a main class with `args`, its standard input and output piped to the caller.
+    pub fn spawn(&self, main: &str, args: &[&str]) -> Result<std::process::Child, String> {
+        self.command(main)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("cannot start the oracle ({}): {e}", self.prefix[0]))
+    }
+
     /// Runs a main class with `args`, returning its standard output (exit statuses in `ok_codes` accepted).
     pub fn output(&self, main: &str, args: &[String], ok_codes: &[i32]) -> Result<String, String> {
         let out = self

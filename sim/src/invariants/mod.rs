@@ -52,6 +52,10 @@ pub enum Invariant {
     Expectation,
     /// `--check-determinism`: two runs of one seed produced different traces.
     Determinism,
+    /// `--assignor-oracle`: a streams target assignment the brokers computed differs from what
+    /// Kafka 4.4.0's own `StickyTaskAssignor` computes on the same input (checked after the run,
+    /// [`crate::assignor_log`]).
+    AssignorOracle,
 }
 
 impl Invariant {
@@ -68,6 +72,7 @@ impl Invariant {
             Invariant::HostFailure => "host-failure",
             Invariant::Expectation => "expectation",
             Invariant::Determinism => "determinism",
+            Invariant::AssignorOracle => "assignor-oracle",
         }
     }
 }

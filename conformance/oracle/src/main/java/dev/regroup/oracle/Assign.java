@@ -13,7 +13,8 @@ import java.nio.file.Path;
 
 /**
  * `Assign [--lines] [FILE|-]`: the same contract as `regroup assign`, computed by Kafka 4.4.0's
- * StickyTaskAssignor (from the released jar).
+ * StickyTaskAssignor (from the released jar). With `--lines`, each output line is flushed as soon as
+ * it is written, so a caller may keep the process and feed it one input at a time.
  */
 public final class Assign {
     private Assign() { }
@@ -41,6 +42,9 @@ public final class Assign {
                         out.println(InputFormat.renderError(e.getMessage()));
                         status = 2;
                     }
+                    // One answer per line as it comes: `regroup sweep --assignor-oracle` keeps this
+                    // process and asks it line by line.
+                    out.flush();
                 }
             } else {
                 StringBuilder text = new StringBuilder();
