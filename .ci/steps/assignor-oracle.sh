@@ -61,3 +61,22 @@ if [ "$differences" -ne 0 ]; then
   exit 1
 fi
 echo "assignor-oracle: $count random inputs (seed $seed, up to $max_members members): regroup equals Kafka 4.4.0 on all"
+
+# The same oracle inside a simulation (`--assignor-oracle`): every target the simulated brokers compute
+# is checked against Kafka's assignor. Seed 5 of swarm-streams passes on Kafka 4.4.0's logic and fails
+# with KAFKA-20899's switched on (docs/bug-zoo.md): the check runs, and it can fail.
+"$regroup" run swarm-streams --seed 5 --assignor-oracle > "$work/sim-correct.txt" || {
+  cat "$work/sim-correct.txt"
+  echo "assignor-oracle: FAILED: swarm-streams seed 5 of the correct model differs from Kafka's assignor"
+  exit 1
+}
+if "$regroup" run swarm-streams --seed 5 --kafka-bug kafka-20899 --assignor-oracle > "$work/sim-bug.txt"; then
+  echo "assignor-oracle: FAILED: swarm-streams seed 5 with kafka-20899 passed the assignor oracle"
+  exit 1
+fi
+grep -q "FAILED: assignor-oracle" "$work/sim-bug.txt" || {
+  cat "$work/sim-bug.txt"
+  echo "assignor-oracle: FAILED: swarm-streams seed 5 with kafka-20899 failed, but not on assignor-oracle"
+  exit 1
+}
+echo "assignor-oracle: in the simulator, swarm-streams seed 5 agrees with Kafka's assignor, and its KAFKA-20899 switch is caught"
