@@ -1467,7 +1467,7 @@ def rude_client():
     # scenario's cluster runs with them. Groups: rude-streams, rude-simple, rude-txn, rude-old,
     # rude-static, rude-static9.
     s = Script("rude-client")
-    s.topics(("foo", 3), ("rude-topo-changelog", 3))
+    s.topics(("foo", 3), ("bar", 3), ("rude-topo-changelog", 3))
     inv = 42  # INVALID_REQUEST
     base = {"groupId": "rude-streams", "memberId": "rude-m1", "memberEpoch": 0, "rebalanceTimeoutMs": 30000,
             "topology": RUDE_TOPO, "activeTasks": [], "standbyTasks": [], "warmupTasks": [],
@@ -1698,6 +1698,49 @@ def rude_client():
         described = {"rebalanceTimeoutMs": {}}.get(next(iter(change)), change)
         rude_expect(s, groups=[{"errorCode": 0, "groupState": "Stable", "groupEpoch": E[2 + i],
                                 "members": [dict({"memberId": "rude-t1"}, **described)]}])
+
+    # Offsets that expire (cleanupGroupMetadata, every offsets.retention.check.interval.ms, 10 minutes
+    # by default: the first run is at 600 s of the script and of the simulation alike, since both
+    # load the shard at once). OffsetCommit v2-v4 may carry a retention time: the offset then expires
+    # at commit time + that, whatever the group. In a Stable consumer group only the offsets of topics
+    # no member's subscription names may expire (isSubscribedToTopic); the subscriptions here are
+    # version 0, which ends exactly at its (null) user data, and one names no topic at all.
+    def v2_commit(group, member, generation, partitions):
+        s.req("OffsetCommit", 2, {"groupId": group, "generationIdOrMemberEpoch": generation, "memberId": member,
+                                  "retentionTimeMs": 1000, "topics": [
+                                      {"name": t, "partitions": [{"partitionIndex": p, "committedOffset": 20 + p}]}
+                                      for t, p in partitions]})
+    for group, topics in (("rude-v0", ["foo"]), ("rude-v0e", [])):
+        j = len(s.lines) + 1
+        s.join(group=group, version=3, session=1200000, rebalance=30000, metadata=consumer_subscription(topics))
+        rude_expect(s, errorCode=0, generationId=1, leader="$gen:%d" % j)
+        s.adv(3000).tick()
+        s.sync("$gen:%d" % j, 1, group=group, version=3,
+               assignments={"$gen:%d" % j: consumer_assignment({"foo": [0]})})
+        rude_expect(s, errorCode=0)
+        v2_commit(group, "$gen:%d" % j, 1, [("foo", 0), ("bar", 0)])
+        rude_expect(s, topics=[{"name": "foo", "partitions": [{"errorCode": 0}]},
+                               {"name": "bar", "partitions": [{"errorCode": 0}]}])
+    v2_commit("rude-retain", "", -1, [("foo", 0)])
+    rude_expect(s, topics=[{"partitions": [{"errorCode": 0}]}])
+    s.req("OffsetCommit", 8, {"groupId": "rude-retain", "generationIdOrMemberEpoch": -1, "memberId": "",
+                              "topics": [{"name": "foo", "partitions": [{"partitionIndex": 1, "committedOffset": 31}]}]})
+    rude_expect(s, topics=[{"partitions": [{"errorCode": 0}]}])
+    s.t = max(s.t, 640000)
+    fetched = lambda group: s.req("OffsetFetch", 7, {"groupId": group, "requireStable": False, "topics": [
+        {"name": "foo", "partitionIndexes": [0, 1]}, {"name": "bar", "partitionIndexes": [0]}]})
+    fetched("rude-v0")
+    rude_expect(s, topics=[{"name": "foo", "partitions": [{"partitionIndex": 0, "committedOffset": 20},
+                                                          {"partitionIndex": 1, "committedOffset": -1}]},
+                           {"name": "bar", "partitions": [{"partitionIndex": 0, "committedOffset": -1}]}])
+    fetched("rude-v0e")
+    rude_expect(s, topics=[{"name": "foo", "partitions": [{"partitionIndex": 0, "committedOffset": -1},
+                                                          {"partitionIndex": 1, "committedOffset": -1}]},
+                           {"name": "bar", "partitions": [{"partitionIndex": 0, "committedOffset": -1}]}])
+    fetched("rude-retain")
+    rude_expect(s, topics=[{"name": "foo", "partitions": [{"partitionIndex": 0, "committedOffset": -1},
+                                                          {"partitionIndex": 1, "committedOffset": 31}]},
+                           {"name": "bar", "partitions": [{"partitionIndex": 0, "committedOffset": -1}]}])
     return s
 
 

@@ -6,7 +6,10 @@
 //!   the same instant, so their order carries no meaning;
 //! * the topic-partition entries of a StreamsGroupHeartbeat's `partitionsByUserEndpoint` are compared
 //!   sorted by topic: Kafka lists them in the iteration order of an immutable map whose order is
-//!   randomised per JVM (`ImmutableCollections.SALT`).
+//!   randomised per JVM (`ImmutableCollections.SALT`);
+//! * the records of one periodic clean-up (`expire-group-metadata`) are compared group by group (a
+//!   stable sort by group id): Kafka visits the groups in the order of its `groups` TimelineHashMap,
+//!   regroup in group id order (docs/divergences.md); each group's records keep their order.
 
 use serde_json::Value;
 
@@ -100,8 +103,27 @@ pub fn normalise(lines: &[Value]) -> Vec<Value> {
     flush(&mut run, &mut out);
     for v in &mut out {
         sort_endpoint_partitions(v);
+        sort_cleanup_records_by_group(v);
     }
     out
+}
+
+/// The group a record is about (`group` in offset and classic records, `groupId` in streams ones).
+fn record_group(record: &Value) -> &str {
+    let key = &record["key"];
+    key.get("group")
+        .or_else(|| key.get("groupId"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+fn sort_cleanup_records_by_group(v: &mut Value) {
+    if v.get("timer").and_then(Value::as_str) != Some("expire-group-metadata") {
+        return;
+    }
+    if let Some(Value::Array(records)) = v.get_mut("records") {
+        records.sort_by(|a, b| record_group(a).cmp(record_group(b)));
+    }
 }
 
 /// Where two outputs first differ.
@@ -247,6 +269,39 @@ mod tests {
         assert_eq!(first_divergence(&a, &b), None);
         let c = RunOutput::parse(r#"{"at":1,"line":3,"response":{"partitionsByUserEndpoint":[{"userEndpoint":{"host":"h","port":1},"activePartitions":[{"topic":"a","partitions":[2]},{"topic":"b","partitions":[0]}],"standbyPartitions":[]}]},"records":[]}"#).unwrap();
         assert!(first_divergence(&a, &c).is_some());
+    }
+
+    #[test]
+    fn a_cleanup_compares_group_by_group_keeping_each_groups_order() {
+        let line = |records: &str| {
+            RunOutput::parse(&format!(
+                r#"{{"at":600000,"timer":"expire-group-metadata","records":[{records}]}}"#
+            ))
+            .unwrap()
+        };
+        let (g1a, g1b, g2) = (
+            r#"{"type":"OffsetCommit","key":{"group":"g1","topic":"t","partition":0},"value":null}"#,
+            r#"{"type":"GroupMetadata","key":{"group":"g1"},"value":null}"#,
+            r#"{"type":"StreamsGroupMetadata","key":{"groupId":"g2"},"value":null}"#,
+        );
+        let ours = line(&format!("{g1a},{g1b},{g2}"));
+        assert_eq!(
+            first_divergence(&ours, &line(&format!("{g2},{g1a},{g1b}"))),
+            None
+        );
+        // Inside one group the order still counts.
+        assert!(first_divergence(&ours, &line(&format!("{g1b},{g1a},{g2}"))).is_some());
+        // Other timers' records are compared as written.
+        let other = |records: &str| {
+            RunOutput::parse(&format!(r#"{{"at":1,"timer":"t","records":[{records}]}}"#)).unwrap()
+        };
+        assert!(
+            first_divergence(
+                &other(&format!("{g1a},{g2}")),
+                &other(&format!("{g2},{g1a}"))
+            )
+            .is_some()
+        );
     }
 
     #[test]
