@@ -50,8 +50,9 @@ impl TopicRanges {
         }
     }
 
-    /// `maybeComputeQuota` + `addPartitionsToAssignment`: the member's range `[start, end)`, with one
-    /// extra partition while extras remain; an empty range adds no entry.
+    /// `RangeAssignor.TopicMetadata#maybeComputeQuota` + `RangeAssignor#addPartitionsToAssignment`: the
+    /// member's range `[start, end)`, with one extra partition while extras remain; an empty range adds no
+    /// entry.
     fn add_partitions_to(&mut self, topic: TopicId, assignment: &mut TopicPartitions) {
         let (min_quota, extra) = self.quota.get_or_insert((
             self.num_partitions / self.num_members,
@@ -72,7 +73,8 @@ impl TopicRanges {
     }
 }
 
-/// `assignHomogeneousGroup`: every member gets a range of each topic of the first sorted member.
+/// `RangeAssignor#assignHomogeneousGroup`: every member gets a range of each topic of the first sorted
+/// member.
 fn assign_homogeneous_group(
     group: &GroupSpec,
     topics: &SubscribedTopicDescriber,
@@ -105,8 +107,8 @@ fn assign_homogeneous_group(
     Ok(GroupAssignment { members: out })
 }
 
-/// `assignHeterogeneousGroup`: subscribers counted per topic, then each member takes a range of each of
-/// its own topics.
+/// `RangeAssignor#assignHeterogeneousGroup`: subscribers counted per topic, then each member takes a range of
+/// each of its own topics.
 fn assign_heterogeneous_group(
     group: &GroupSpec,
     topics: &SubscribedTopicDescriber,
@@ -145,8 +147,8 @@ fn assign_heterogeneous_group(
     Ok(GroupAssignment { members: out })
 }
 
-/// `sortMemberIds`: static members first, by instance id (`String.compareTo`), then the others by member
-/// id; a stable sort of `memberIds()`.
+/// `RangeAssignor#sortMemberIds`: static members first, by instance id (`String.compareTo`), then the others
+/// by member id; a stable sort of `memberIds()`.
 fn sort_member_ids(group: &GroupSpec) -> Vec<&MemberSubscriptionSpec> {
     let mut members: Vec<&MemberSubscriptionSpec> = group.members.iter().collect();
     members.sort_by(|a, b| match (&a.instance_id, &b.instance_id) {

@@ -210,8 +210,8 @@ impl GroupSpec {
         Ok(())
     }
 
-    /// The keys of the inverted target assignment: every partition some member's current target holds
-    /// (`GroupSpecImpl#isPartitionAssigned`).
+    /// `GroupSpecImpl#isPartitionAssigned`'s inverted target assignment, as keys: every partition some
+    /// member's current target holds.
     pub(crate) fn assigned_partitions(&self) -> TopicPartitions {
         let mut out = TopicPartitions::new();
         for m in &self.members {
@@ -260,12 +260,14 @@ impl SubscribedTopicDescriber {
         }
     }
 
-    /// `numPartitions`: the topic's partition count, or -1 if the image has no such topic.
+    /// `SubscribedTopicDescriber#numPartitions`: the topic's partition count, or -1 if the image has no such
+    /// topic.
     pub fn num_partitions(&self, topic: &TopicId) -> i32 {
         self.topics.get(topic).map_or(-1, |t| t.num_partitions)
     }
 
-    /// `racksForPartition`: the racks of the partition's replicas (empty when unknown).
+    /// `SubscribedTopicDescriber#racksForPartition`: the racks of the partition's replicas (empty when
+    /// unknown).
     pub fn racks_for_partition(&self, topic: &TopicId, partition: i32) -> BTreeSet<String> {
         self.topics
             .get(topic)
@@ -330,9 +332,10 @@ pub enum PartitionAssignorError {
     /// Kafka's `PartitionAssignorException` from the range assignor: a subscribed topic is not in the image.
     #[error("Member is subscribed to a non-existent topic")]
     NonExistentTopic,
-    /// Kafka's `PartitionAssignorException` from `UniformHomogeneousAssignmentBuilder#assignRemainingPartitions`:
-    /// more partitions to hand out than room under the quotas (only reachable when previous assignments
-    /// hold partitions twice or beyond a topic's partition count).
+    /// Kafka's `PartitionAssignorException` from
+    /// `UniformHomogeneousAssignmentBuilder#assignRemainingPartitions`: more partitions to hand out than room
+    /// under the quotas (only reachable when previous assignments hold partitions twice or beyond a topic's
+    /// partition count).
     #[error("Partitions were left unassigned")]
     PartitionsLeftUnassigned,
     /// Java's `ArrayIndexOutOfBoundsException` (message as the JVM words it) from

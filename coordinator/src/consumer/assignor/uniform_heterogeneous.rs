@@ -61,8 +61,9 @@ struct Builder<'a> {
 }
 
 impl<'a> Builder<'a> {
-    /// The constructor: members numbered in `memberIds()` order, subscribers per topic; the first
-    /// subscribed topic (in member order, then subscription order) missing from the image fails.
+    /// `UniformHeterogeneousAssignmentBuilder`'s constructor: members numbered in `memberIds()` order,
+    /// subscribers per topic; the first subscribed topic (in member order, then subscription order) missing
+    /// from the image fails.
     fn new(
         group: &'a GroupSpec,
         topics: &'a SubscribedTopicDescriber,
@@ -91,8 +92,8 @@ impl<'a> Builder<'a> {
         })
     }
 
-    /// `topicComparator`: partitions per subscriber descending (as doubles), then subscriber count
-    /// ascending, then topic id ascending (`Uuid.compareTo`).
+    /// `UniformHeterogeneousAssignmentBuilder.topicComparator`: partitions per subscriber descending (as
+    /// doubles), then subscriber count ascending, then topic id ascending (`Uuid.compareTo`).
     fn compare_topics(&self, a: &TopicId, b: &TopicId) -> Ordering {
         let (pa, pb) = (self.topics.num_partitions(a), self.topics.num_partitions(b));
         let (sa, sb) = (self.subscribers[a].len(), self.subscribers[b].len());
@@ -109,8 +110,8 @@ impl<'a> Builder<'a> {
         ids
     }
 
-    /// `maybeRevokePartitions`: drop the topics a member no longer subscribes to, keep everything else,
-    /// and record owners and sizes.
+    /// `UniformHeterogeneousAssignmentBuilder#maybeRevokePartitions`: drop the topics a member no longer
+    /// subscribes to, keep everything else, and record owners and sizes.
     fn maybe_revoke_partitions(&mut self) -> Result<(), PartitionAssignorError> {
         for (index, member) in self.group.members.iter().enumerate() {
             let mut target = to_map(&member.assignment);
@@ -141,8 +142,8 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    /// `computeUnassignedPartitions`: per topic, the partitions without owner, ascending (topics with
-    /// none left out).
+    /// `UniformHeterogeneousAssignmentBuilder#computeUnassignedPartitions`: per topic, the partitions without
+    /// owner, ascending (topics with none left out).
     fn compute_unassigned_partitions(&self) -> BTreeMap<TopicId, Vec<i32>> {
         self.owners
             .iter()
@@ -155,8 +156,8 @@ impl<'a> Builder<'a> {
             .collect()
     }
 
-    /// `assignRemainingPartitions`: topics in comparator order, each partition to the next least loaded
-    /// subscriber.
+    /// `UniformHeterogeneousAssignmentBuilder#assignRemainingPartitions`: topics in comparator order, each
+    /// partition to the next least loaded subscriber.
     fn assign_remaining_partitions(&mut self, unassigned: &BTreeMap<TopicId, Vec<i32>>) {
         let sorted = self.sort_topics(unassigned.keys().copied().collect());
         let mut balancer = Balancer::default();
@@ -169,7 +170,8 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// `balance`: the topics with at least two subscribers (`canTopicParticipateInReassignment`).
+    /// `UniformHeterogeneousAssignmentBuilder#balance`: the topics with at least two subscribers
+    /// (`canTopicParticipateInReassignment`).
     fn balance(&mut self) {
         let topics: Vec<TopicId> = self
             .subscribers
@@ -182,7 +184,8 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// `balanceTopics`: loop over the sorted topics until a whole round moved nothing (or 16 rounds).
+    /// `UniformHeterogeneousAssignmentBuilder#balanceTopics`: loop over the sorted topics until a whole round
+    /// moved nothing (or 16 rounds).
     fn balance_topics(&mut self, topics: Vec<TopicId>) {
         let sorted = self.sort_topics(topics);
         let mut last_rebalanced: Option<usize> = None;
@@ -200,8 +203,8 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// `balanceTopic`: moves the topic's partitions from its most to its least loaded subscribers until
-    /// their sizes differ by at most one; returns how many moved.
+    /// `UniformHeterogeneousAssignmentBuilder#balanceTopic`: moves the topic's partitions from its most to
+    /// its least loaded subscribers until their sizes differ by at most one; returns how many moved.
     fn balance_topic(&mut self, topic: TopicId, balancer: &mut Balancer) -> usize {
         let imbalance = balancer.initialize(&self.subscribers[&topic], &self.sizes);
         if imbalance <= 1 {
@@ -250,7 +253,8 @@ impl<'a> Builder<'a> {
         moved
     }
 
-    /// `assignPartition`: takes the partition from its owner, if any, and gives it to `member`.
+    /// `UniformHeterogeneousAssignmentBuilder#assignPartition`: takes the partition from its owner, if any,
+    /// and gives it to `member`.
     fn assign_partition(&mut self, topic: TopicId, partition: i32, member: usize) {
         let old = self.owners[&topic][partition as usize];
         if old != -1 {
@@ -292,7 +296,8 @@ struct Balancer {
 }
 
 impl Balancer {
-    /// `initialize`: returns the size difference between the most and the least loaded member.
+    /// `MemberAssignmentBalancer#initialize`: returns the size difference between the most and the least
+    /// loaded member.
     fn initialize(&mut self, members: &[usize], sizes: &[i32]) -> i32 {
         self.sorted_members.clear();
         self.sorted_members.extend_from_slice(members);
@@ -311,8 +316,8 @@ impl Balancer {
         largest - smallest
     }
 
-    /// `nextLeastLoadedMember`: the next member of the least loaded range; past its end, raise the
-    /// range's level by one and widen it over the members that reached it.
+    /// `MemberAssignmentBalancer#nextLeastLoadedMember`: the next member of the least loaded range; past its
+    /// end, raise the range's level by one and widen it over the members that reached it.
     fn next_least_loaded_member(&mut self, sizes: &[i32]) -> usize {
         if self.next_least_loaded_member >= self.least_loaded_range_end {
             self.least_loaded_range_partition_count += 1;
@@ -329,8 +334,8 @@ impl Balancer {
         member
     }
 
-    /// `nextMostLoadedMember`: the next member of the most loaded range, walking leftwards; None (Kafka's
-    /// -1) once no member is left to give.
+    /// `MemberAssignmentBalancer#nextMostLoadedMember`: the next member of the most loaded range, walking
+    /// leftwards; None (Kafka's -1) once no member is left to give.
     fn next_most_loaded_member(&mut self, sizes: &[i32]) -> Option<usize> {
         if self.next_most_loaded_member < self.most_loaded_range_start as isize {
             if self.most_loaded_range_end <= self.most_loaded_range_start
@@ -358,8 +363,8 @@ impl Balancer {
         Some(member)
     }
 
-    /// `excludeMostLoadedMember`: swaps the member last returned by [`Self::next_most_loaded_member`] to
-    /// the end of the most loaded range and shrinks the range past it.
+    /// `MemberAssignmentBalancer#excludeMostLoadedMember`: swaps the member last returned by
+    /// [`Self::next_most_loaded_member`] to the end of the most loaded range and shrinks the range past it.
     fn exclude_most_loaded_member(&mut self) {
         let returned = (self.next_most_loaded_member + 1) as usize;
         self.sorted_members
@@ -367,7 +372,7 @@ impl Balancer {
         self.most_loaded_range_end -= 1;
     }
 
-    /// `isBalanced`: the two ranges' levels differ by at most one.
+    /// `MemberAssignmentBalancer#isBalanced`: the two ranges' levels differ by at most one.
     fn is_balanced(&self) -> bool {
         self.most_loaded_range_partition_count - self.least_loaded_range_partition_count <= 1
     }

@@ -137,7 +137,8 @@ pub fn build(
     })
 }
 
-/// A previous assignment as a map (topics listed with no partition stay, as in Kafka's untouched map).
+/// `AssignorHelpers#deepCopyAssignment` of a previous assignment, as a map (topics listed with no partition
+/// stay, as in Kafka's untouched map).
 pub(crate) fn to_map(assignment: &[(TopicId, Vec<i32>)]) -> TopicPartitions {
     assignment
         .iter()
