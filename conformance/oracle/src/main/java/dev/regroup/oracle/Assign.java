@@ -1,5 +1,9 @@
 package dev.regroup.oracle;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.regroup.oracle.consumer.ConsumerInputFormat;
+
 import org.apache.kafka.coordinator.group.api.streams.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.streams.assignor.TaskAssignorException;
 import org.apache.kafka.coordinator.group.streams.assignor.StickyTaskAssignor;
@@ -13,7 +17,8 @@ import java.nio.file.Path;
 
 /**
  * `Assign [--lines] [FILE|-]`: the same contract as `regroup assign`, computed by Kafka 4.4.0's
- * StickyTaskAssignor (from the released jar).
+ * StickyTaskAssignor for a streams group, or by its UniformAssignor / RangeAssignor for an input with
+ * `"kind":"consumer"` (dev.regroup.oracle.consumer.ConsumerInputFormat), all from the released jars.
  */
 public final class Assign {
     private Assign() { }
@@ -37,7 +42,7 @@ public final class Assign {
                     if (line.isBlank()) continue;
                     try {
                         out.println(run(assignor, line));
-                    } catch (TaskAssignorException e) {
+                    } catch (AssignFailure e) {
                         out.println(InputFormat.renderError(e.getMessage()));
                         status = 2;
                     }
@@ -49,7 +54,7 @@ public final class Assign {
                 while ((n = reader.read(buf)) > 0) text.append(buf, 0, n);
                 try {
                     out.println(run(assignor, text.toString()));
-                } catch (TaskAssignorException e) {
+                } catch (AssignFailure e) {
                     System.err.println("Assign: " + e.getMessage());
                     status = 2;
                 }
@@ -59,9 +64,30 @@ public final class Assign {
         System.exit(status);
     }
 
+    /** An assignor's exception, its message being the error text regroup prints too. */
+    static final class AssignFailure extends Exception {
+        AssignFailure(String message) {
+            super(message);
+        }
+    }
+
     static String run(StickyTaskAssignor assignor, String json) throws Exception {
-        InputFormat.Input in = InputFormat.parse(json);
-        GroupAssignment result = assignor.assign(in.groupSpec(), in.topology());
-        return InputFormat.render(result);
+        JsonNode root = InputFormat.MAPPER.readTree(json);
+        String kind = root.has("kind") ? root.get("kind").asText() : "streams";
+        if (kind.equals("consumer")) {
+            try {
+                return ConsumerInputFormat.run(root);
+            } catch (RuntimeException e) {
+                // PartitionAssignorException, and the JVM's own (ArrayIndexOutOfBoundsException, ...).
+                throw new AssignFailure(e.getMessage());
+            }
+        }
+        InputFormat.Input in = InputFormat.parse(root);
+        try {
+            GroupAssignment result = assignor.assign(in.groupSpec(), in.topology());
+            return InputFormat.render(result);
+        } catch (TaskAssignorException e) {
+            throw new AssignFailure(e.getMessage());
+        }
     }
 }
