@@ -54,6 +54,7 @@ impl ConsumerGroupPartitionAssignor for UniformAssignor {
         topics: &SubscribedTopicDescriber,
     ) -> Result<GroupAssignment, PartitionAssignorError> {
         group.validate()?;
+        topics.validate()?;
         uniform::assign(group, topics)
     }
 }
@@ -78,6 +79,7 @@ impl ConsumerGroupPartitionAssignor for RangeAssignor {
         topics: &SubscribedTopicDescriber,
     ) -> Result<GroupAssignment, PartitionAssignorError> {
         group.validate()?;
+        topics.validate()?;
         range::assign(group, topics)
     }
 }

@@ -260,6 +260,19 @@ impl SubscribedTopicDescriber {
         }
     }
 
+    /// Checks what the metadata image guarantees: no negative partition count (Java would fail on it with
+    /// a `NegativeArraySizeException` in one builder and loop zero times in the others).
+    pub fn validate(&self) -> Result<(), PartitionAssignorError> {
+        match self.topics.iter().find(|(_, t)| t.num_partitions < 0) {
+            Some((id, t)) => Err(PartitionAssignorError::InvalidSpec(format!(
+                "topic {} has a negative partition count: {}",
+                kafka_uuid(id),
+                t.num_partitions
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// `SubscribedTopicDescriber#numPartitions`: the topic's partition count, or -1 if the image has no such
     /// topic.
     pub fn num_partitions(&self, topic: &TopicId) -> i32 {
