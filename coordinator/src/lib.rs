@@ -7,6 +7,7 @@
 pub mod broker;
 pub mod classic;
 pub mod config;
+pub mod consumer;
 pub mod context;
 pub mod controller;
 pub mod error;

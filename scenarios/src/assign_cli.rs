@@ -1,6 +1,8 @@
-//! `regroup assign [FILE|-]`: runs the sticky task assignor on a JSON description of a group.
+//! `regroup assign [FILE|-]`: runs the sticky task assignor on a JSON description of a streams group,
+//! or, when the input says `"kind":"consumer"`, a consumer-group assignor (`uniform` or `range`) on a
+//! consumer group (the format is in [`crate::consumer_assign_cli`]). With `--lines` the kinds may mix.
 //!
-//! Input (one JSON object; with `--lines`, one per line):
+//! Streams input (one JSON object, `"kind":"streams"` optional; with `--lines`, one per line):
 //!
 //! ```json
 //! {"subtopologies":[{"id":"s0","tasks":4,"stateful":true}],
@@ -49,6 +51,9 @@ pub struct AssignArgs {
     #[arg(long = "kafka-bug", value_name = "NAME", value_parser = crate::bugs_cli::parse_bug)]
     pub kafka_bug: Vec<KafkaBug>,
 }
+
+/// The value of `"kind"` for a streams group (the default when absent).
+pub const STREAMS_KIND: &str = "streams";
 
 /// Exit status for invalid input.
 pub const EXIT_INVALID_INPUT: i32 = 2;
@@ -113,8 +118,25 @@ pub fn assign_json(text: &str) -> Result<String, String> {
     assign_json_with_bugs(text, &KafkaBugs::none())
 }
 
-/// [`assign_json`] with Kafka bug switches on.
+/// [`assign_json`] with Kafka bug switches on (the streams assignor's; a consumer-group input ignores them).
 pub fn assign_json_with_bugs(text: &str, bugs: &KafkaBugs) -> Result<String, String> {
+    // `"kind"` picks the group type: absent or "streams" for a streams group, "consumer" for a consumer
+    // group (crate::consumer_assign_cli). Each format is then read from the text itself, so that a key
+    // given twice is still caught.
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("invalid input: {e}"))?;
+    match value.get("kind") {
+        None => {}
+        Some(serde_json::Value::String(kind)) if kind == STREAMS_KIND => {}
+        Some(serde_json::Value::String(kind)) if kind == crate::consumer_assign_cli::KIND => {
+            return crate::consumer_assign_cli::assign_json(text);
+        }
+        Some(other) => {
+            return Err(format!(
+                "invalid input: unknown kind {other} (\"streams\" or \"consumer\")"
+            ));
+        }
+    }
     let input: AssignInput =
         serde_json::from_str(text).map_err(|e| format!("invalid input: {e}"))?;
     let (group, topology) = input.into_spec()?;
@@ -208,6 +230,10 @@ pub fn output_json(result: &Result<GroupAssignment, String>) -> String {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct AssignInput {
+    /// `"streams"` or absent (checked by [`assign_json_with_bugs`]).
+    #[serde(default)]
+    #[allow(dead_code)]
+    kind: Option<String>,
     subtopologies: Vec<SubtopologyInput>,
     #[serde(default)]
     num_standby_replicas: i32,

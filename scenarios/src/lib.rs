@@ -6,6 +6,7 @@ pub mod bench_cli;
 pub mod bugs_cli;
 pub mod catalogue;
 pub mod conformance;
+pub mod consumer_assign_cli;
 pub mod coverage;
 pub mod html;
 pub mod run;

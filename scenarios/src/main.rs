@@ -18,7 +18,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run Kafka 4.4's sticky task assignor on a JSON group description (see docs/streams.md).
+    /// Run Kafka 4.4's sticky task assignor (streams group) or uniform/range assignor (consumer group,
+    /// `"kind":"consumer"`) on a JSON group description (see docs/streams.md, docs/consumer.md).
     Assign(scenarios::assign_cli::AssignArgs),
     /// Drive one coordinator shard from JSON lines (see docs/streams.md).
     Script(scenarios::script_cli::ScriptArgs),

@@ -154,6 +154,59 @@ fn missing_file_exits_2() {
     );
 }
 
+/// A consumer group (`"kind":"consumer"`): UniformHomogeneousAssignmentBuilderTest's
+/// testFirstAssignmentTwoMembersTwoTopicsNoMemberRacks, as Kafka's 4.4.0 jar answers it.
+const CONSUMER: &str = r#"{"kind":"consumer","topics":[{"id":"T1-A4s3VTwiI5CTbEp6POw","partitions":3},{"id":"T3-CU8fVTLCz5YMkLoDQsQ","partitions":2}],"members":[{"memberId":"A","subscribedTopicIds":["T1-A4s3VTwiI5CTbEp6POw","T3-CU8fVTLCz5YMkLoDQsQ"]},{"memberId":"B","subscribedTopicIds":["T1-A4s3VTwiI5CTbEp6POw","T3-CU8fVTLCz5YMkLoDQsQ"]}]}"#;
+const CONSUMER_OUT: &str =
+    r#"{"members":{"A":{"T3-CU8fVTLCz5YMkLoDQsQ":[0,1]},"B":{"T1-A4s3VTwiI5CTbEp6POw":[0,1,2]}}}"#;
+
+#[test]
+fn consumer_kind_runs_the_uniform_assignor() {
+    let out = regroup_assign(&[], CONSUMER);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), format!("{CONSUMER_OUT}\n"));
+}
+
+#[test]
+fn lines_mode_mixes_kinds_and_reports_consumer_errors() {
+    let single = TWO_PROCESSES.replace('\n', " ");
+    let missing = r#"{"kind":"consumer","assignor":"range","members":[{"memberId":"A","subscribedTopicIds":["T1-A4s3VTwiI5CTbEp6POw"]}]}"#;
+    let explicit_streams = single.replacen('{', "{\"kind\":\"streams\",", 1);
+    let input = format!("{CONSUMER}\n{missing}\n{explicit_streams}\n");
+    let out = regroup_assign(&["--lines"], &input);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "{CONSUMER_OUT}\n{{\"error\":\"Member is subscribed to a non-existent topic\"}}\n{TWO_PROCESSES_OUT}\n"
+        )
+    );
+    assert_eq!(
+        text(&out.stderr),
+        "regroup assign: line 2: Member is subscribed to a non-existent topic\n"
+    );
+}
+
+#[test]
+fn invalid_consumer_input_exits_2_with_a_clear_message() {
+    assert_invalid(
+        r#"{"kind":"share","members":[]}"#,
+        r#"unknown kind "share" ("streams" or "consumer")"#,
+    );
+    assert_invalid(
+        r#"{"kind":"consumer","members":[],"subtopologies":[]}"#,
+        "unknown field `subtopologies`",
+    );
+    assert_invalid(
+        r#"{"kind":"consumer","subscriptionType":"mixed","members":[]}"#,
+        "unknown variant `mixed`",
+    );
+    assert_invalid(
+        r#"{"kind":"consumer","members":[{"memberId":"A","subscribedTopicIds":["T1-A4s3VTwiI5CTbEp6POw"]}]}"#,
+        "Members are subscribed to topic T1-A4s3VTwiI5CTbEp6POw which doesn't exist in the topic metadata.",
+    );
+}
+
 /// `input_json` writes what `regroup assign` reads: a group and topology written and read back
 /// assign exactly as the original, every optional field included.
 #[test]

@@ -663,6 +663,30 @@ pub fn java_hash_set_copy_order<'a>(keys: impl IntoIterator<Item = &'a str>) -> 
         .collect()
 }
 
+/// The iteration order of a `java.util.HashMap` (or `HashSet`) whose keys are not `String`s: key `i` has
+/// the `hashCode()` `keys[i].0`, and `keys[i].1` is a string whose `String.compareTo` order is the keys' own
+/// `compareTo` order (only tree bins read it; see [`super::hash_code::uuid_tree_key`]). The keys are distinct
+/// and put in index order into `new HashMap<>()` (`initial_capacity` None) or `new HashMap<>(c)`. Returns
+/// the key indexes in iteration order.
+pub fn java_hash_order_of(keys: &[(i32, &str)], initial_capacity: Option<i32>) -> Vec<usize> {
+    let mut map = match initial_capacity {
+        None => JavaHashMapOrder::new(),
+        Some(c) => JavaHashMapOrder::with_capacity(c),
+    };
+    for (hash, key) in keys {
+        map.put_hashed(key, *hash);
+    }
+    map.iteration_order()
+        .into_iter()
+        .map(|i| i as usize)
+        .collect()
+}
+
+/// The initial capacity `new HashSet<>(collection)` gives its map: `max((int) (size / .75f) + 1, 16)`.
+pub fn hash_set_copy_capacity(size: usize) -> i32 {
+    ((size as f32 / 0.75f32) as i32 + 1).max(16)
+}
+
 fn distinct<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     let mut seen = std::collections::BTreeSet::new();
     keys.into_iter().filter(|k| seen.insert(*k)).collect()

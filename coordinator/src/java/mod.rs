@@ -22,10 +22,12 @@ pub mod hash_map;
 pub mod priority_queue;
 pub mod string;
 
-pub use hash_code::{JavaHash, topic_partition_hash};
+pub use hash_code::{
+    JavaHash, integer_tree_key, topic_partition_hash, uuid_compare, uuid_tree_key,
+};
 pub use hash_map::{
-    JavaHashMapOrder, SMALL_MAP_MAX_KEYS, hash_map_order_of_hashes, java_hash_map_order,
-    java_hash_set_copy_order, small_map_bucket,
+    JavaHashMapOrder, SMALL_MAP_MAX_KEYS, hash_map_order_of_hashes, hash_set_copy_capacity,
+    java_hash_map_order, java_hash_order_of, java_hash_set_copy_order, small_map_bucket,
 };
 pub use priority_queue::{JavaPriorityQueue, heap_offer, heap_poll};
 pub use string::{compare_strings, string_hash};

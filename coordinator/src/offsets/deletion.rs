@@ -76,11 +76,9 @@ pub(crate) fn on_topics_deleted(store: &OffsetStore, deleted: &[DeletedTopic]) -
     records
 }
 
-/// `Uuid.hashCode()`: the xor of the two halves, folded to 32 bits.
+/// `Uuid.hashCode()`.
 fn uuid_hash(id: &Uuid) -> i32 {
-    let (high, low) = id.as_u64_pair();
-    let xor = high ^ low;
-    ((xor >> 32) as u32 ^ xor as u32) as i32
+    crate::java::JavaHash::java_hash(id)
 }
 
 /// The topics of `old` whose id is not in `new` (a re-created topic is a deletion of its old id), in the

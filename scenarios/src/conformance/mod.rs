@@ -2,7 +2,8 @@
 //! seeds by simulated streams members and classic consumers, or taken from a fixed corpus — run through
 //! regroup's coordinator and through Apache Kafka 4.4.0's own group coordinator (the Java harness in
 //! `conformance/oracle`), and every output line is compared. Random inputs of the streams task assignor are
-//! compared the same way against Kafka's StickyTaskAssignor.
+//! compared the same way against Kafka's StickyTaskAssignor, and random consumer-group inputs against its
+//! UniformAssignor and RangeAssignor (`--assignor-groups`).
 //!
 //! What is normalised, and nothing else (docs/oracle.md): generated classic member ids are
 //! named after the JoinGroup line that handed them out ([`ids`]); responses to parked requests completed in
@@ -50,6 +51,17 @@ pub enum Groups {
     Both,
 }
 
+/// Which assignors `--assignor N` compares with Kafka's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AssignorGroups {
+    /// The streams task assignor (StickyTaskAssignor): N inputs.
+    Streams,
+    /// The consumer-group assignors (UniformAssignor, RangeAssignor): N inputs each.
+    Consumer,
+    /// Both of the above.
+    Both,
+}
+
 /// Which coordinator answers the simulated clients while a script is generated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum DriverKind {
@@ -71,9 +83,13 @@ pub struct ConformanceArgs {
     /// Client actions per generated script.
     #[arg(long, default_value_t = 120)]
     pub steps: usize,
-    /// Number of random task-assignor inputs to compare with Kafka's StickyTaskAssignor.
+    /// Number of random assignor inputs to compare with Kafka's own assignors (see --assignor-groups).
     #[arg(long, default_value_t = 0)]
     pub assignor: usize,
+    /// Which assignors --assignor compares: the streams task assignor, the consumer-group assignors
+    /// (uniform and range, N inputs each), or both.
+    #[arg(long, value_enum, default_value = "streams")]
+    pub assignor_groups: AssignorGroups,
     /// Largest member count of a random assignor input.
     #[arg(long, default_value_t = 200)]
     pub assignor_max_members: usize,
@@ -355,14 +371,26 @@ fn compare_in(
     }
 
     let mut assignor_report = None;
+    let mut consumer_assignor_report = None;
     if args.assignor > 0 {
-        assignor_report = Some(assignor::compare(
-            oracle,
-            args.assignor,
-            args.assignor_seed,
-            args.assignor_max_members,
-            dir,
-        )?);
+        if args.assignor_groups != AssignorGroups::Consumer {
+            assignor_report = Some(assignor::compare(
+                oracle,
+                args.assignor,
+                args.assignor_seed,
+                args.assignor_max_members,
+                dir,
+            )?);
+        }
+        if args.assignor_groups != AssignorGroups::Streams {
+            consumer_assignor_report = Some(assignor::compare_consumer(
+                oracle,
+                args.assignor,
+                args.assignor_seed,
+                args.assignor_max_members,
+                dir,
+            )?);
+        }
     }
 
     // Report.
@@ -440,6 +468,10 @@ fn compare_in(
     if let Some(r) = &assignor_report {
         println!("{}", r.summary());
         failed |= r.differences > 0;
+    }
+    if let Some(r) = &consumer_assignor_report {
+        println!("{}", r.summary());
+        failed |= r.differences() > 0;
     }
     if failed || keep {
         println!("scripts and outputs: {}", dir.display());

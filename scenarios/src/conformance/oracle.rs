@@ -9,6 +9,8 @@ use super::driver::OracleProcess;
 pub const SCRIPT_MAIN: &str = "dev.regroup.oracle.script.ScriptMain";
 pub const ASSIGN_MAIN: &str = "dev.regroup.oracle.Assign";
 pub const RANDOM_INPUTS_MAIN: &str = "dev.regroup.oracle.RandomInputs";
+/// The generator of random consumer-group assignor inputs (both assignors, alternately).
+pub const CONSUMER_RANDOM_INPUTS_MAIN: &str = "dev.regroup.oracle.ConsumerRandomInputs";
 
 /// How to start a main class of the oracle: a command prefix to which the class name and its arguments
 /// are appended (`java -cp <classes>:<jars>/*`).

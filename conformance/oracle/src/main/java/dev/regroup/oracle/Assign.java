@@ -1,5 +1,9 @@
 package dev.regroup.oracle;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.regroup.oracle.consumer.ConsumerInputFormat;
+
 import org.apache.kafka.coordinator.group.api.streams.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.streams.assignor.TaskAssignorException;
 import org.apache.kafka.coordinator.group.streams.assignor.StickyTaskAssignor;
@@ -13,8 +17,10 @@ import java.nio.file.Path;
 
 /**
  * `Assign [--lines] [FILE|-]`: the same contract as `regroup assign`, computed by Kafka 4.4.0's
- * StickyTaskAssignor (from the released jar). With `--lines`, each output line is flushed as soon as
- * it is written, so a caller may keep the process and feed it one input at a time.
+ * StickyTaskAssignor for a streams group, or by its UniformAssignor / RangeAssignor for an input with
+ * `"kind":"consumer"` (dev.regroup.oracle.consumer.ConsumerInputFormat), all from the released jars.
+ * With `--lines`, each output line is flushed as soon as it is written, so a caller may keep the
+ * process and feed it one input at a time.
  */
 public final class Assign {
     private Assign() { }
@@ -38,7 +44,7 @@ public final class Assign {
                     if (line.isBlank()) continue;
                     try {
                         out.println(run(assignor, line));
-                    } catch (TaskAssignorException e) {
+                    } catch (AssignFailure e) {
                         out.println(InputFormat.renderError(e.getMessage()));
                         status = 2;
                     }
@@ -53,7 +59,7 @@ public final class Assign {
                 while ((n = reader.read(buf)) > 0) text.append(buf, 0, n);
                 try {
                     out.println(run(assignor, text.toString()));
-                } catch (TaskAssignorException e) {
+                } catch (AssignFailure e) {
                     System.err.println("Assign: " + e.getMessage());
                     status = 2;
                 }
@@ -63,9 +69,30 @@ public final class Assign {
         System.exit(status);
     }
 
+    /** An assignor's exception, its message being the error text regroup prints too. */
+    static final class AssignFailure extends Exception {
+        AssignFailure(String message) {
+            super(message);
+        }
+    }
+
     static String run(StickyTaskAssignor assignor, String json) throws Exception {
-        InputFormat.Input in = InputFormat.parse(json);
-        GroupAssignment result = assignor.assign(in.groupSpec(), in.topology());
-        return InputFormat.render(result);
+        JsonNode root = InputFormat.MAPPER.readTree(json);
+        String kind = root.has("kind") ? root.get("kind").asText() : "streams";
+        if (kind.equals("consumer")) {
+            try {
+                return ConsumerInputFormat.run(root);
+            } catch (RuntimeException e) {
+                // PartitionAssignorException, and the JVM's own (ArrayIndexOutOfBoundsException, ...).
+                throw new AssignFailure(e.getMessage());
+            }
+        }
+        InputFormat.Input in = InputFormat.parse(root);
+        try {
+            GroupAssignment result = assignor.assign(in.groupSpec(), in.topology());
+            return InputFormat.render(result);
+        } catch (TaskAssignorException e) {
+            throw new AssignFailure(e.getMessage());
+        }
     }
 }
