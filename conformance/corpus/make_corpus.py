@@ -1721,6 +1721,13 @@ def rude_client():
         v2_commit(group, "$gen:%d" % j, 1, [("foo", 0), ("bar", 0)])
         rude_expect(s, topics=[{"name": "foo", "partitions": [{"errorCode": 0}]},
                                {"name": "bar", "partitions": [{"errorCode": 0}]}])
+        if group == "rude-v0":
+            # A join to the Stable group must match its protocol type and name a protocol every
+            # member supports (ClassicGroup.supportsProtocols): INCONSISTENT_GROUP_PROTOCOL 23.
+            for protocol_type, protocols in (("connect", ("range",)), ("consumer", ("sticky",))):
+                s.join(group=group, version=3, session=1200000, rebalance=30000, protocol_type=protocol_type,
+                       protocols=protocols)
+                rude_expect(s, errorCode=23)
     v2_commit("rude-retain", "", -1, [("foo", 0)])
     rude_expect(s, topics=[{"partitions": [{"errorCode": 0}]}])
     s.req("OffsetCommit", 8, {"groupId": "rude-retain", "generationIdOrMemberEpoch": -1, "memberId": "",
