@@ -1704,13 +1704,14 @@ def rude_client():
     # load the shard at once). OffsetCommit v2-v4 may carry a retention time: the offset then expires
     # at commit time + that, whatever the group. In a Stable consumer group only the offsets of topics
     # no member's subscription names may expire (isSubscribedToTopic); the subscriptions here are
-    # version 0, which ends exactly at its (null) user data, and one names no topic at all.
+    # version 0, which ends exactly at its (null) user data; one names no topic at all, one a
+    # zero-length name.
     def v2_commit(group, member, generation, partitions):
         s.req("OffsetCommit", 2, {"groupId": group, "generationIdOrMemberEpoch": generation, "memberId": member,
                                   "retentionTimeMs": 1000, "topics": [
                                       {"name": t, "partitions": [{"partitionIndex": p, "committedOffset": 20 + p}]}
                                       for t, p in partitions]})
-    for group, topics in (("rude-v0", ["foo"]), ("rude-v0e", [])):
+    for group, topics in (("rude-v0", ["foo"]), ("rude-v0e", []), ("rude-v0n", [""])):
         j = len(s.lines) + 1
         s.join(group=group, version=3, session=1200000, rebalance=30000, metadata=consumer_subscription(topics))
         rude_expect(s, errorCode=0, generationId=1, leader="$gen:%d" % j)
@@ -1741,6 +1742,11 @@ def rude_client():
                                                           {"partitionIndex": 1, "committedOffset": -1}]},
                            {"name": "bar", "partitions": [{"partitionIndex": 0, "committedOffset": -1}]}])
     fetched("rude-v0e")
+    rude_expect(s, topics=[{"name": "foo", "partitions": [{"partitionIndex": 0, "committedOffset": -1},
+                                                          {"partitionIndex": 1, "committedOffset": -1}]},
+                           {"name": "bar", "partitions": [{"partitionIndex": 0, "committedOffset": -1}]}])
+    # A zero-length topic name is a name like any other (it names no topic here): both offsets expire.
+    fetched("rude-v0n")
     rude_expect(s, topics=[{"name": "foo", "partitions": [{"partitionIndex": 0, "committedOffset": -1},
                                                           {"partitionIndex": 1, "committedOffset": -1}]},
                            {"name": "bar", "partitions": [{"partitionIndex": 0, "committedOffset": -1}]}])
