@@ -22,6 +22,7 @@ use members::classic::{Consumer, ConsumerConfig};
 use members::streams::{StateDirectory, StreamsConfig, StreamsProcess};
 use protocol::messages::create_topics_request::CreatableTopic;
 use protocol::messages::{CreateTopicsRequest, StrBytes, TopicName};
+use protocol::net::Net;
 use protocol::{ErrorCode, Response};
 use rand::RngCore;
 use tokio::sync::Notify;
@@ -381,93 +382,25 @@ impl Cluster {
     fn add_streams_process(&mut self, app: &StreamsAppSpec, index: usize) {
         let host = process_host(&app.application_id, index);
         let control = ProcessControl::default();
-        let state_dir =
-            StateDirectory::new(&mut seed::rng(self.seed, &format!("state-dir/{host}")));
-        let mut config = StreamsConfig::new(app.application_id.clone(), app.topology.clone())
-            .with_threads(app.threads);
-        if app.static_membership {
-            config = config.with_instance_id(format!("{}-{index}", app.application_id));
-        }
-        if app.application_server {
-            config = config.with_application_server(host.clone(), 8080);
-        }
-        if let Some(ms) = app.revocation_latency_ms.get(&index) {
-            config.revocation_latency_ms = *ms;
-        }
-        if let Some(epoch) = app.topology_epochs.get(&index) {
-            config.topology.epoch = *epoch;
-        }
+        let state_dir = process_state_dir(self.seed, &host);
+        let config = streams_config(app, index, &host);
         let dormant = app.dormant.contains(&index);
-        config.max_poll_interval_ms = app.max_poll_interval_ms;
-        config.commit_interval_ms = app.commit_interval_ms;
-        config.request_timeout_ms = app.request_timeout_ms;
-        config.default_api_timeout_ms = app.request_timeout_ms * 2;
-        let ctx = ProcessContext {
-            host: host.clone(),
-            seed: self.seed,
-            ready: self.ready.clone(),
-            hub: self.hub.clone(),
-            control: control.clone(),
-            incarnations: Rc::new(Cell::new(0)),
-            bootstrap: self.bootstrap(),
-        };
+        let ctx = ProcessContext::new(
+            &host,
+            self.seed,
+            self.ready.clone(),
+            self.hub.clone(),
+            control.clone(),
+            self.bootstrap(),
+        );
         self.sim.host(host.as_str(), move || {
-            let ctx = ctx.clone();
-            let (config, state_dir) = (config.clone(), state_dir.clone());
-            async move {
-                ctx.wait_ready().await;
-                let observer = ctx.hub.client_observer(&ctx.host);
-                let net = TurmoilNet::new();
-                let start = |ctx: &ProcessContext| {
-                    let mut rng = ctx.next_incarnation();
-                    StreamsProcess::start(
-                        net.clone(),
-                        ctx.bootstrap.clone(),
-                        config.clone(),
-                        state_dir.clone(),
-                        &ctx.host,
-                        &mut rng,
-                        observer.clone(),
-                    )
-                };
-                // A dormant process waits for its first start; after that, restarts start it at once.
-                let mut process = (!dormant || ctx.incarnations.get() > 0).then(|| start(&ctx));
-                loop {
-                    for cmd in ctx.control.drain() {
-                        match cmd {
-                            ProcessCommand::StallHeartbeats { thread, stalled } => {
-                                if let Some(p) = &process {
-                                    p.stall_heartbeats(thread, stalled);
-                                }
-                            }
-                            // The streams protocol assigns at the coordinator.
-                            ProcessCommand::StallAssignment { .. } => {}
-                            ProcessCommand::Stop => {
-                                if let Some(p) = process.take() {
-                                    p.stop().await;
-                                    ctx.hub.harness(
-                                        &ctx.host,
-                                        HarnessEvent::ProcessStopped {
-                                            process: ctx.host.clone(),
-                                        },
-                                    );
-                                }
-                            }
-                            ProcessCommand::Start => {
-                                if process.is_none() {
-                                    process = Some(start(&ctx));
-                                }
-                            }
-                            ProcessCommand::ShutdownApplication => {
-                                if let Some(p) = &process {
-                                    p.request_shutdown_application();
-                                }
-                            }
-                        }
-                    }
-                    ctx.control.notify.notified().await;
-                }
-            }
+            run_streams_host(
+                TurmoilNet::new(),
+                ctx.clone(),
+                config.clone(),
+                state_dir.clone(),
+                dormant,
+            )
         });
         self.hosts.push(host.clone());
         self.processes.insert(
@@ -484,101 +417,18 @@ impl Cluster {
     fn add_classic_process(&mut self, group: &ClassicGroupSpec, index: usize) {
         let host = process_host(&group.group_id, index);
         let control = ProcessControl::default();
-        let configs: Vec<ConsumerConfig> = (0..group.consumers_per_process)
-            .map(|n| {
-                let topics: Vec<&str> = group.topics.iter().map(String::as_str).collect();
-                let mut c = ConsumerConfig::new(
-                    group.group_id.clone(),
-                    format!("{host}-consumer-{n}"),
-                    &topics,
-                )
-                .with_assignors(group.assignors_of.get(&index).unwrap_or(&group.assignors));
-                if let Some(id) = group.instance_id(index, n) {
-                    c = c.with_instance_id(id);
-                }
-                c.session_timeout_ms = group.session_timeout_ms;
-                c.heartbeat_interval_ms = group.heartbeat_interval_ms;
-                c.max_poll_interval_ms = group.max_poll_interval_ms;
-                c.auto_commit_interval_ms = group.auto_commit_interval_ms;
-                c.request_timeout_ms = group.request_timeout_ms;
-                c.default_api_timeout_ms = group.request_timeout_ms * 2;
-                c
-            })
-            .collect();
+        let configs = consumer_configs(group, index, &host);
         let dormant = group.dormant.contains(&index);
-        let ctx = ProcessContext {
-            host: host.clone(),
-            seed: self.seed,
-            ready: self.ready.clone(),
-            hub: self.hub.clone(),
-            control: control.clone(),
-            incarnations: Rc::new(Cell::new(0)),
-            bootstrap: self.bootstrap(),
-        };
+        let ctx = ProcessContext::new(
+            &host,
+            self.seed,
+            self.ready.clone(),
+            self.hub.clone(),
+            control.clone(),
+            self.bootstrap(),
+        );
         self.sim.host(host.as_str(), move || {
-            let ctx = ctx.clone();
-            let configs = configs.clone();
-            async move {
-                ctx.wait_ready().await;
-                let observer = ctx.hub.client_observer(&ctx.host);
-                let net = TurmoilNet::new();
-                let start = |ctx: &ProcessContext| {
-                    let mut rng = ctx.next_incarnation();
-                    configs
-                        .iter()
-                        .enumerate()
-                        .map(|(n, c)| {
-                            Consumer::start(
-                                net.clone(),
-                                ctx.bootstrap.clone(),
-                                c.clone(),
-                                &format!("{}/consumer-{n}", ctx.host),
-                                &mut rng,
-                                observer.clone(),
-                            )
-                        })
-                        .collect::<Vec<_>>()
-                };
-                let mut consumers = (!dormant || ctx.incarnations.get() > 0).then(|| start(&ctx));
-                loop {
-                    for cmd in ctx.control.drain() {
-                        match cmd {
-                            ProcessCommand::StallHeartbeats { thread, stalled } => {
-                                for (n, c) in consumers.iter().flatten().enumerate() {
-                                    if thread.is_none_or(|t| t == n + 1) {
-                                        c.stall_heartbeats(stalled);
-                                    }
-                                }
-                            }
-                            ProcessCommand::StallAssignment { stalled } => {
-                                for c in consumers.iter().flatten() {
-                                    c.stall_assignment(stalled);
-                                }
-                            }
-                            ProcessCommand::Stop => {
-                                if let Some(cs) = consumers.take() {
-                                    for c in cs {
-                                        c.close().await;
-                                    }
-                                    ctx.hub.harness(
-                                        &ctx.host,
-                                        HarnessEvent::ProcessStopped {
-                                            process: ctx.host.clone(),
-                                        },
-                                    );
-                                }
-                            }
-                            ProcessCommand::Start => {
-                                if consumers.is_none() {
-                                    consumers = Some(start(&ctx));
-                                }
-                            }
-                            ProcessCommand::ShutdownApplication => {}
-                        }
-                    }
-                    ctx.control.notify.notified().await;
-                }
-            }
+            run_classic_host(TurmoilNet::new(), ctx.clone(), configs.clone(), dormant)
         });
         self.hosts.push(host.clone());
         self.processes.insert(
@@ -629,9 +479,196 @@ impl Cluster {
     }
 }
 
-/// What a process host's factory needs (cloned into every incarnation).
+/// The state directory of process host `host` (its process id), the same in every incarnation.
+pub fn process_state_dir(seed: u64, host: &str) -> StateDirectory {
+    StateDirectory::new(&mut seed::rng(seed, &format!("state-dir/{host}")))
+}
+
+/// The Kafka Streams configuration of process `index` (host `host`) of `app`.
+pub fn streams_config(app: &StreamsAppSpec, index: usize, host: &str) -> StreamsConfig {
+    let mut config = StreamsConfig::new(app.application_id.clone(), app.topology.clone())
+        .with_threads(app.threads);
+    if app.static_membership {
+        config = config.with_instance_id(format!("{}-{index}", app.application_id));
+    }
+    if app.application_server {
+        config = config.with_application_server(host.to_string(), 8080);
+    }
+    if let Some(ms) = app.revocation_latency_ms.get(&index) {
+        config.revocation_latency_ms = *ms;
+    }
+    if let Some(epoch) = app.topology_epochs.get(&index) {
+        config.topology.epoch = *epoch;
+    }
+    config.max_poll_interval_ms = app.max_poll_interval_ms;
+    config.commit_interval_ms = app.commit_interval_ms;
+    config.request_timeout_ms = app.request_timeout_ms;
+    config.default_api_timeout_ms = app.request_timeout_ms * 2;
+    config
+}
+
+/// The consumers' configurations of process `index` (host `host`) of classic group `group`.
+pub fn consumer_configs(group: &ClassicGroupSpec, index: usize, host: &str) -> Vec<ConsumerConfig> {
+    (0..group.consumers_per_process)
+        .map(|n| {
+            let topics: Vec<&str> = group.topics.iter().map(String::as_str).collect();
+            let mut c = ConsumerConfig::new(
+                group.group_id.clone(),
+                format!("{host}-consumer-{n}"),
+                &topics,
+            )
+            .with_assignors(group.assignors_of.get(&index).unwrap_or(&group.assignors));
+            if let Some(id) = group.instance_id(index, n) {
+                c = c.with_instance_id(id);
+            }
+            c.session_timeout_ms = group.session_timeout_ms;
+            c.heartbeat_interval_ms = group.heartbeat_interval_ms;
+            c.max_poll_interval_ms = group.max_poll_interval_ms;
+            c.auto_commit_interval_ms = group.auto_commit_interval_ms;
+            c.request_timeout_ms = group.request_timeout_ms;
+            c.default_api_timeout_ms = group.request_timeout_ms * 2;
+            c
+        })
+        .collect()
+}
+
+/// What a host's software returns (turmoil's host result).
+pub type HostResult = Result<(), Box<dyn std::error::Error>>;
+
+/// The software of a streams process host, one incarnation: waits until the scenario's topics
+/// exist, starts the process (unless it is dormant and was never started), then carries out the
+/// driver's commands ([`ProcessCommand`]) for ever. The simulator runs it on turmoil, `regroup
+/// drive` on real TCP.
+pub async fn run_streams_host<N: Net>(
+    net: N,
+    ctx: ProcessContext,
+    config: StreamsConfig,
+    state_dir: StateDirectory,
+    dormant: bool,
+) -> HostResult {
+    ctx.wait_ready().await;
+    let observer = ctx.hub.client_observer(&ctx.host);
+    let start = |ctx: &ProcessContext| {
+        let mut rng = ctx.next_incarnation();
+        StreamsProcess::start(
+            net.clone(),
+            ctx.bootstrap.clone(),
+            config.clone(),
+            state_dir.clone(),
+            &ctx.host,
+            &mut rng,
+            observer.clone(),
+        )
+    };
+    // A dormant process waits for its first start; after that, restarts start it at once.
+    let mut process = (!dormant || ctx.incarnations.get() > 0).then(|| start(&ctx));
+    loop {
+        for cmd in ctx.control.drain() {
+            match cmd {
+                ProcessCommand::StallHeartbeats { thread, stalled } => {
+                    if let Some(p) = &process {
+                        p.stall_heartbeats(thread, stalled);
+                    }
+                }
+                // The streams protocol assigns at the coordinator.
+                ProcessCommand::StallAssignment { .. } => {}
+                ProcessCommand::Stop => {
+                    if let Some(p) = process.take() {
+                        p.stop().await;
+                        ctx.hub.harness(
+                            &ctx.host,
+                            HarnessEvent::ProcessStopped {
+                                process: ctx.host.clone(),
+                            },
+                        );
+                    }
+                }
+                ProcessCommand::Start => {
+                    if process.is_none() {
+                        process = Some(start(&ctx));
+                    }
+                }
+                ProcessCommand::ShutdownApplication => {
+                    if let Some(p) = &process {
+                        p.request_shutdown_application();
+                    }
+                }
+            }
+        }
+        ctx.control.notify.notified().await;
+    }
+}
+
+/// The software of a classic consumer process host, one incarnation (see [`run_streams_host`]).
+pub async fn run_classic_host<N: Net>(
+    net: N,
+    ctx: ProcessContext,
+    configs: Vec<ConsumerConfig>,
+    dormant: bool,
+) -> HostResult {
+    ctx.wait_ready().await;
+    let observer = ctx.hub.client_observer(&ctx.host);
+    let start = |ctx: &ProcessContext| {
+        let mut rng = ctx.next_incarnation();
+        configs
+            .iter()
+            .enumerate()
+            .map(|(n, c)| {
+                Consumer::start(
+                    net.clone(),
+                    ctx.bootstrap.clone(),
+                    c.clone(),
+                    &format!("{}/consumer-{n}", ctx.host),
+                    &mut rng,
+                    observer.clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut consumers = (!dormant || ctx.incarnations.get() > 0).then(|| start(&ctx));
+    loop {
+        for cmd in ctx.control.drain() {
+            match cmd {
+                ProcessCommand::StallHeartbeats { thread, stalled } => {
+                    for (n, c) in consumers.iter().flatten().enumerate() {
+                        if thread.is_none_or(|t| t == n + 1) {
+                            c.stall_heartbeats(stalled);
+                        }
+                    }
+                }
+                ProcessCommand::StallAssignment { stalled } => {
+                    for c in consumers.iter().flatten() {
+                        c.stall_assignment(stalled);
+                    }
+                }
+                ProcessCommand::Stop => {
+                    if let Some(cs) = consumers.take() {
+                        for c in cs {
+                            c.close().await;
+                        }
+                        ctx.hub.harness(
+                            &ctx.host,
+                            HarnessEvent::ProcessStopped {
+                                process: ctx.host.clone(),
+                            },
+                        );
+                    }
+                }
+                ProcessCommand::Start => {
+                    if consumers.is_none() {
+                        consumers = Some(start(&ctx));
+                    }
+                }
+                ProcessCommand::ShutdownApplication => {}
+            }
+        }
+        ctx.control.notify.notified().await;
+    }
+}
+
+/// What a process host's software needs (cloned into every incarnation).
 #[derive(Clone)]
-struct ProcessContext {
+pub struct ProcessContext {
     host: String,
     seed: u64,
     ready: Rc<Cell<bool>>,
@@ -642,6 +679,27 @@ struct ProcessContext {
 }
 
 impl ProcessContext {
+    /// The context of process host `host`: `ready` says when the scenario's topics exist,
+    /// `control` carries the driver's commands, `bootstrap` lists the brokers (`host:port`).
+    pub fn new(
+        host: &str,
+        seed: u64,
+        ready: Rc<Cell<bool>>,
+        hub: Hub,
+        control: ProcessControl,
+        bootstrap: Vec<String>,
+    ) -> Self {
+        Self {
+            host: host.to_string(),
+            seed,
+            ready,
+            hub,
+            control,
+            incarnations: Rc::new(Cell::new(0)),
+            bootstrap,
+        }
+    }
+
     async fn wait_ready(&self) {
         while !self.ready.get() {
             tokio::time::sleep(Duration::from_millis(10)).await;
