@@ -6,6 +6,7 @@ pub mod bugs_cli;
 pub mod catalogue;
 pub mod conformance;
 pub mod coverage;
+pub mod drive_cli;
 pub mod html;
 pub mod run;
 pub mod run_cli;

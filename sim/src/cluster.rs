@@ -313,62 +313,21 @@ impl Cluster {
     }
 
     fn add_admin(&mut self) {
-        let topics: Vec<AdminCommand> = self
-            .spec
-            .topics
-            .iter()
-            .map(|t| AdminCommand::CreateTopic {
-                name: t.name.clone(),
-                partitions: t.partitions,
-                replication_factor: t
-                    .replication_factor
-                    .unwrap_or_else(|| self.spec.brokers.min(3) as i16),
-            })
-            .collect();
-        let queue = self.admin.clone();
-        let notify = self.admin_notify.clone();
-        let ready = self.ready.clone();
-        let hub = self.hub.clone();
-        let brokers = self.bootstrap();
+        let ctx = AdminContext {
+            topics: scenario_topics(&self.spec, self.spec.brokers.min(3) as i16),
+            queue: self.admin.clone(),
+            notify: self.admin_notify.clone(),
+            ready: self.ready.clone(),
+            hub: self.hub.clone(),
+            bootstrap: self.bootstrap(),
+            controller: Some(format!("{CONTROLLER_HOST}:{CONTROLLER_PORT}")),
+        };
         let seed = self.seed;
         let starts = Rc::new(Cell::new(0u64));
         self.sim.host(ADMIN_HOST, move || {
             starts.set(starts.get() + 1);
             let rng = seed::rng(seed, &format!("admin/incarnation/{}", starts.get()));
-            let (topics, queue, notify, ready, hub, brokers) = (
-                topics.clone(),
-                queue.clone(),
-                notify.clone(),
-                ready.clone(),
-                hub.clone(),
-                brokers.clone(),
-            );
-            async move {
-                let observer = hub.client_observer(ADMIN_HOST);
-                let mut admin =
-                    AdminClient::new(TurmoilNet::new(), brokers, rng, observer, hub.clone());
-                if !ready.get() {
-                    let names: Vec<String> = topics
-                        .iter()
-                        .filter_map(|t| match t {
-                            AdminCommand::CreateTopic { name, .. } => Some(name.clone()),
-                            _ => None,
-                        })
-                        .collect();
-                    for t in &topics {
-                        admin.run(t).await;
-                    }
-                    ready.set(true);
-                    hub.harness(ADMIN_HOST, HarnessEvent::TopicsCreated { topics: names });
-                }
-                loop {
-                    let next = queue.borrow_mut().pop_front();
-                    match next {
-                        Some(cmd) => admin.run(&cmd).await,
-                        None => notify.notified().await,
-                    }
-                }
-            }
+            run_admin_host(TurmoilNet::new(), ctx.clone(), rng)
         });
         self.hosts.push(ADMIN_HOST.to_string());
     }
@@ -666,6 +625,77 @@ pub async fn run_classic_host<N: Net>(
     }
 }
 
+/// The scenario's topics, as the admin host creates them before the processes start
+/// (`default_rf`: the replication factor of a topic that names none).
+pub fn scenario_topics(spec: &ClusterSpec, default_rf: i16) -> Vec<AdminCommand> {
+    spec.topics
+        .iter()
+        .map(|t| AdminCommand::CreateTopic {
+            name: t.name.clone(),
+            partitions: t.partitions,
+            replication_factor: t.replication_factor.unwrap_or(default_rf),
+        })
+        .collect()
+}
+
+/// What the admin host's software needs (cloned into every incarnation).
+#[derive(Clone)]
+pub struct AdminContext {
+    /// The scenario's topics ([`scenario_topics`]), created before anything else.
+    pub topics: Vec<AdminCommand>,
+    /// The driver's commands, carried out one after another.
+    pub queue: Rc<RefCell<VecDeque<AdminCommand>>>,
+    pub notify: Rc<Notify>,
+    /// Set once the topics exist: the processes start then.
+    pub ready: Rc<Cell<bool>>,
+    pub hub: Hub,
+    /// The brokers (`host:port`).
+    pub bootstrap: Vec<String>,
+    /// The controller (`host:port`), for the stale broker heartbeats it sends.
+    pub controller: Option<String>,
+}
+
+/// The admin host's software, one incarnation: creates the scenario's topics (once), then
+/// carries out the queued [`AdminCommand`]s for ever.
+pub async fn run_admin_host<N: Net>(
+    net: N,
+    ctx: AdminContext,
+    rng: rand_chacha::ChaCha8Rng,
+) -> HostResult {
+    let AdminContext {
+        topics,
+        queue,
+        notify,
+        ready,
+        hub,
+        bootstrap,
+        controller,
+    } = ctx;
+    let observer = hub.client_observer(ADMIN_HOST);
+    let mut admin = AdminClient::new(net, bootstrap, controller, rng, observer, hub.clone());
+    if !ready.get() {
+        let names: Vec<String> = topics
+            .iter()
+            .filter_map(|t| match t {
+                AdminCommand::CreateTopic { name, .. } => Some(name.clone()),
+                _ => None,
+            })
+            .collect();
+        for t in &topics {
+            admin.run(t).await;
+        }
+        ready.set(true);
+        hub.harness(ADMIN_HOST, HarnessEvent::TopicsCreated { topics: names });
+    }
+    loop {
+        let next = queue.borrow_mut().pop_front();
+        match next {
+            Some(cmd) => admin.run(&cmd).await,
+            None => notify.notified().await,
+        }
+    }
+}
+
 /// What a process host's software needs (cloned into every incarnation).
 #[derive(Clone)]
 pub struct ProcessContext {
@@ -723,20 +753,22 @@ impl ProcessContext {
 
 /// The admin host's clients: CreateTopics through any broker (retried until it succeeds), group
 /// administration through Kafka's admin model, and a raw connection to the controller.
-struct AdminClient {
-    net: TurmoilNet,
+struct AdminClient<N: Net> {
+    net: N,
     brokers: Vec<String>,
-    clients: Vec<RpcClient<TurmoilNet>>,
+    controller: Option<String>,
+    clients: Vec<RpcClient<N>>,
     next: usize,
     rng: rand_chacha::ChaCha8Rng,
     observer: Rc<dyn members::Observer>,
     hub: Hub,
 }
 
-impl AdminClient {
+impl<N: Net> AdminClient<N> {
     fn new(
-        net: TurmoilNet,
+        net: N,
         brokers: Vec<String>,
+        controller: Option<String>,
         rng: rand_chacha::ChaCha8Rng,
         observer: Rc<dyn members::Observer>,
         hub: Hub,
@@ -748,6 +780,7 @@ impl AdminClient {
         Self {
             net,
             brokers,
+            controller,
             clients,
             next: 0,
             rng,
@@ -756,7 +789,7 @@ impl AdminClient {
         }
     }
 
-    fn group_admin(&mut self) -> members::admin::Admin<TurmoilNet> {
+    fn group_admin(&mut self) -> members::admin::Admin<N> {
         members::admin::Admin::new(
             self.net.clone(),
             self.brokers.clone(),
@@ -829,11 +862,15 @@ impl AdminClient {
                 admin.close();
             }
             AdminCommand::StaleBrokerHeartbeat { broker, epoch } => {
-                let controller = RpcClient::new(
-                    self.net.clone(),
-                    format!("{CONTROLLER_HOST}:{CONTROLLER_PORT}"),
-                    "regroup-admin",
-                );
+                let Some(controller) = self.controller.clone() else {
+                    tracing::info!(
+                        broker,
+                        epoch,
+                        "no controller to send a stale broker heartbeat to"
+                    );
+                    return;
+                };
+                let controller = RpcClient::new(self.net.clone(), controller, "regroup-admin");
                 let request = protocol::messages::BrokerHeartbeatRequest::default()
                     .with_broker_id(protocol::messages::BrokerId(*broker))
                     .with_broker_epoch(*epoch);
@@ -887,8 +924,8 @@ impl AdminClient {
 }
 
 /// Runs one group administration call and turns its answer into the log's form.
-async fn group_admin_call(
-    admin: &members::admin::Admin<TurmoilNet>,
+async fn group_admin_call<N: Net>(
+    admin: &members::admin::Admin<N>,
     group: &str,
     streams: bool,
     call: &GroupAdminCall,
@@ -972,7 +1009,7 @@ fn error_name(code: i16) -> &'static str {
         .name()
 }
 
-fn describe_classic_view(
+pub(crate) fn describe_classic_view(
     g: &protocol::messages::describe_groups_response::DescribedGroup,
 ) -> DescribedGroupView {
     let mut members: Vec<DescribedMemberView> = g
@@ -1005,7 +1042,7 @@ fn describe_classic_view(
     }
 }
 
-fn describe_streams_view(
+pub(crate) fn describe_streams_view(
     g: &protocol::messages::streams_group_describe_response::DescribedGroup,
 ) -> DescribedGroupView {
     let mut members: Vec<DescribedMemberView> = g
@@ -1044,7 +1081,7 @@ fn describe_streams_view(
     }
 }
 
-fn validate(spec: &ClusterSpec) -> Result<(), SetupError> {
+pub fn validate(spec: &ClusterSpec) -> Result<(), SetupError> {
     let err = |m: String| Err(SetupError(m));
     if spec.brokers == 0 {
         return err("a cluster needs at least one broker".into());
@@ -1091,18 +1128,10 @@ fn validate(spec: &ClusterSpec) -> Result<(), SetupError> {
     Ok(())
 }
 
-/// The configuration every broker shares (node-specific fields are set per broker).
-fn broker_config_template(spec: &ClusterSpec) -> Result<BrokerConfig, SetupError> {
-    let mut config = BrokerConfig::new(
-        0,
-        format!("0.0.0.0:{BROKER_PORT}"),
-        format!("{CONTROLLER_HOST}:{CONTROLLER_PORT}"),
-    );
-    config.offsets_topic_partitions = spec.offsets_partitions;
-    config.offsets_topic_replication_factor = spec.offsets_rf();
-    config.shard.kafka_bugs = spec.kafka_bugs.clone();
-    // Simulated groups use short timeouts; let the brokers accept them unless the scenario says
-    // otherwise.
+/// The broker configs a scenario's groups need beyond Kafka's defaults (each unless the scenario
+/// sets it): simulated groups use short timeouts, so the brokers' lower bounds come down to them
+/// (never above Kafka's own bounds).
+pub fn scenario_broker_defaults(spec: &ClusterSpec) -> Vec<(&'static str, String)> {
     let min_session = spec
         .streams_apps
         .iter()
@@ -1128,6 +1157,47 @@ fn broker_config_template(spec: &ClusterSpec) -> Result<BrokerConfig, SetupError
             h.min(5_000).to_string(),
         ));
     }
+    defaults
+        .into_iter()
+        .filter(|(k, _)| !spec.broker_configs.contains_key(*k))
+        .collect()
+}
+
+/// The group configs (Kafka's GROUP resource names) a streams application's group is given: the
+/// application's session timeout, heartbeat interval, standby replicas and initial rebalance
+/// delay.
+pub fn streams_group_configs(app: &StreamsAppSpec) -> [(&'static str, String); 4] {
+    [
+        (
+            "streams.session.timeout.ms",
+            app.session_timeout_ms.to_string(),
+        ),
+        (
+            "streams.heartbeat.interval.ms",
+            app.heartbeat_interval_ms.to_string(),
+        ),
+        (
+            "streams.num.standby.replicas",
+            app.num_standby_replicas.to_string(),
+        ),
+        (
+            "streams.initial.rebalance.delay.ms",
+            app.initial_rebalance_delay_ms.to_string(),
+        ),
+    ]
+}
+
+/// The configuration every broker shares (node-specific fields are set per broker).
+fn broker_config_template(spec: &ClusterSpec) -> Result<BrokerConfig, SetupError> {
+    let mut config = BrokerConfig::new(
+        0,
+        format!("0.0.0.0:{BROKER_PORT}"),
+        format!("{CONTROLLER_HOST}:{CONTROLLER_PORT}"),
+    );
+    config.offsets_topic_partitions = spec.offsets_partitions;
+    config.offsets_topic_replication_factor = spec.offsets_rf();
+    config.shard.kafka_bugs = spec.kafka_bugs.clone();
+    let defaults = scenario_broker_defaults(spec);
     for (k, v) in defaults {
         if !spec.broker_configs.contains_key(k) {
             config
@@ -1148,25 +1218,7 @@ fn broker_config_template(spec: &ClusterSpec) -> Result<BrokerConfig, SetupError
         }
     }
     for app in &spec.streams_apps {
-        let overrides = [
-            (
-                "streams.session.timeout.ms",
-                app.session_timeout_ms.to_string(),
-            ),
-            (
-                "streams.heartbeat.interval.ms",
-                app.heartbeat_interval_ms.to_string(),
-            ),
-            (
-                "streams.num.standby.replicas",
-                app.num_standby_replicas.to_string(),
-            ),
-            (
-                "streams.initial.rebalance.delay.ms",
-                app.initial_rebalance_delay_ms.to_string(),
-            ),
-        ];
-        for (k, v) in overrides {
+        for (k, v) in streams_group_configs(app) {
             if let Some(Err(e)) =
                 coordinator::streams::config::validate_group_config(&config.shard.streams, k, &v)
             {

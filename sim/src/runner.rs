@@ -193,6 +193,10 @@ pub trait Backend {
     fn processes(&self) -> &BTreeMap<String, ProcessInfo>;
     /// The current time: ms since the run started (simulated, or real).
     fn now_ms(&self) -> i64;
+    /// Whether faults of this kind can be applied at all (`Err`: why not).
+    fn supports(&self, _kind: &FaultKind) -> Result<(), String> {
+        Ok(())
+    }
     /// Lets the cluster run up to (about) `until` ms; `acted`: the driver changed something since
     /// the last call, so what it changed must be looked at soon.
     fn advance(&mut self, acted: bool, until: i64) -> Result<(), String>;
@@ -757,6 +761,7 @@ impl<B: Backend> Driver<B> {
     }
 
     fn inject(&mut self, kind: &FaultKind) -> Result<Vec<String>, String> {
+        self.cluster.supports(kind)?;
         match kind {
             FaultKind::Partition { a, b } | FaultKind::Hold { a, b } => {
                 let (a, b) = (self.resolve_all(a)?, self.resolve_all(b)?);

@@ -1,0 +1,320 @@
+//! `regroup drive SCENARIO --bootstrap HOST:PORT [--proxy LISTEN=TARGET]... [--time-scale X]
+//! [--seed N] [--json] [--trace FILE]`: a catalogue scenario's clients and faults against a real
+//! cluster, in real time (`sim::drive`), judged like `regroup run`: the invariants the clients can
+//! see, convergence against the groups as described, and the scenario's own check.
+//!
+//! Exit codes: 0 passed (or only known behaviours of Kafka 4.4.0, unless `--strict`), 1 a
+//! violation (a skipped fault of a scenario that needs all of its faults is one), 2 bad arguments
+//! or a cluster that cannot be reached.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use serde_json::json;
+use sim::drive::proxy::ProxySpec;
+use sim::drive::{DriveConfig, DriveOutcome, assumed_broker_configs, drive, scale_timings};
+use sim::event::{FaultEvent, SimEventKind};
+
+use crate::catalogue;
+use crate::run::{ScenarioRun, judge};
+
+#[derive(Debug, Args)]
+pub struct DriveArgs {
+    /// The scenario's name (`regroup list` lists them).
+    pub scenario: String,
+    /// The cluster as its clients reach it: `host:port`, comma-separated (with proxies, the
+    /// proxies' addresses, which the brokers advertise).
+    #[arg(long, value_name = "HOST:PORT[,...]")]
+    pub bootstrap: Option<String>,
+    /// A proxy for one broker, `LISTEN=TARGET` (repeatable): drive listens on LISTEN, which the
+    /// broker advertises, and forwards to TARGET, where it listens. Network faults between client
+    /// hosts and brokers need one for every broker.
+    #[arg(long = "proxy", value_name = "LISTEN=TARGET")]
+    pub proxies: Vec<String>,
+    /// Multiply the scenario's timings (sessions, intervals, fault times) by X, e.g. 0.25; the
+    /// broker must accept the shorter sessions (see --print-broker-config).
+    #[arg(long, value_name = "X", default_value = "1")]
+    pub time_scale: String,
+    /// The seed (decimal or 0x-hex); default: the scenario's own.
+    #[arg(long)]
+    pub seed: Option<String>,
+    /// Print one JSON object instead of the human summary.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the event log to FILE as JSON lines.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// How long to try reaching the cluster at the start (seconds).
+    #[arg(long, value_name = "SECS", default_value_t = 15)]
+    pub connect_timeout: u64,
+    /// Fail (exit 1) on known behaviours of Kafka 4.4.0 too.
+    #[arg(long)]
+    pub strict: bool,
+    /// Print the broker configs the scenario assumes (after --time-scale), one KEY=VALUE a line,
+    /// and exit: start the cluster with them.
+    #[arg(long)]
+    pub print_broker_config: bool,
+}
+
+/// What drive judges, and what it cannot: (invariant, what is checked or why it is skipped).
+pub const INVARIANTS_RUN: &[(&str, &str)] = &[
+    (
+        "monotonic-epochs",
+        "each client's own epochs never go down while it stays in the group",
+    ),
+    (
+        "coordinator-answers",
+        "a join is never answered FENCED_MEMBER_EPOCH; every group description (drive's observer, \
+         the scenario's admin calls) is consistent with itself",
+    ),
+    (
+        "convergence",
+        "after the final heal, within the bound, the groups as described match every live client",
+    ),
+    ("host-failure", "a client host's software ended by itself"),
+    (
+        "expectation",
+        "the scenario's own check, and every scheduled fault injected when the scenario needs them all",
+    ),
+];
+
+/// The invariants drive cannot judge, with why.
+pub const INVARIANTS_SKIPPED: &[(&str, &str)] = &[
+    (
+        "exclusive-active-ownership",
+        "needs the coordinator's member records at the moment of each acquisition",
+    ),
+    (
+        "fenced-commit-rejected",
+        "needs the commit writes in __consumer_offsets",
+    ),
+    (
+        "offsets-durable",
+        "needs the replicas' logs and the committed offsets' history",
+    ),
+    (
+        "coordinator-answers (committed states)",
+        "the empty group's assignment epoch, a fence's records, the assignment interval and static \
+         removals are judged on committed records",
+    ),
+    ("broker-fencing", "needs the controller's broker sessions"),
+    ("partition-state", "needs the controller's metadata log"),
+    (
+        "determinism",
+        "real time and real sockets: a seed fixes member ids and the schedule, not the run",
+    ),
+];
+
+fn usage(message: String) -> i32 {
+    eprintln!("regroup drive: {message}");
+    2
+}
+
+pub fn run(args: &DriveArgs) -> i32 {
+    sim::logging::init();
+    let Some(scenario) = catalogue::find(&args.scenario) else {
+        eprintln!(
+            "regroup drive: no scenario named {:?}; known scenarios:",
+            args.scenario
+        );
+        for s in catalogue::all().into_iter().chain(catalogue::demos()) {
+            eprintln!("  {}", s.name);
+        }
+        return 2;
+    };
+    let seed = match &args.seed {
+        None => scenario.default_seed,
+        Some(text) => match sim::seed::parse_seed(text) {
+            Some(s) => s,
+            None => {
+                return usage(format!("--seed {text:?} is not a u64 (decimal or 0x-hex)"));
+            }
+        },
+    };
+    let scale: f64 = match args.time_scale.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 && x <= 10.0 => x,
+        _ => {
+            return usage(format!(
+                "--time-scale {:?}: expected a number in (0, 10]",
+                args.time_scale
+            ));
+        }
+    };
+    let mut proxies = Vec::new();
+    for p in &args.proxies {
+        match ProxySpec::parse(p) {
+            Ok(p) => proxies.push(p),
+            Err(e) => return usage(e),
+        }
+    }
+    let mut prepared = scenario.prepare(seed);
+    scale_timings(
+        &mut prepared.spec,
+        &mut prepared.schedule,
+        &mut prepared.options,
+        scale,
+    );
+    if args.print_broker_config {
+        return match assumed_broker_configs(&prepared.spec) {
+            Ok(configs) => {
+                for (k, v) in configs {
+                    println!("{k}={v}");
+                }
+                0
+            }
+            Err(e) => usage(format!(
+                "{}: its groups need different configs: {e}",
+                scenario.name
+            )),
+        };
+    }
+    let Some(bootstrap) = &args.bootstrap else {
+        return usage("--bootstrap HOST:PORT is required".into());
+    };
+    let bootstrap: Vec<String> = bootstrap
+        .split(',')
+        .map(|b| b.trim().to_string())
+        .filter(|b| !b.is_empty())
+        .collect();
+    if let Some(bad) = bootstrap
+        .iter()
+        .find(|b| protocol::net::split_host_port(b).is_none())
+    {
+        return usage(format!("--bootstrap: {bad:?} is not host:port"));
+    }
+    if bootstrap.is_empty() {
+        return usage("--bootstrap: no address".into());
+    }
+    let config = DriveConfig {
+        bootstrap: bootstrap.clone(),
+        proxies,
+        connect_timeout_ms: args.connect_timeout.saturating_mul(1000),
+    };
+    let mut options = prepared.options.clone();
+    options.keep_events = true;
+    let heal_ms = prepared.schedule.heal_ms();
+    let driven = match drive(
+        prepared.spec.clone(),
+        prepared.schedule.clone(),
+        &options,
+        &config,
+    ) {
+        Ok(d) => d,
+        Err(e) => return usage(format!("{}: {e}", scenario.name)),
+    };
+    let keep = args.trace.is_some();
+    let mut report = judge(
+        &scenario,
+        seed,
+        driven.outcome.clone(),
+        heal_ms,
+        prepared.swarm.clone(),
+        prepared.spec.kafka_bugs.clone(),
+        true,
+        true,
+    );
+    report.replay_with = Some(replay_command(args, seed));
+    let skipped = skipped_faults(&report);
+    if let Some(path) = &args.trace {
+        let written = std::fs::File::create(path).and_then(|f| {
+            let mut w = std::io::BufWriter::new(f);
+            report.write_trace(&mut w)?;
+            std::io::Write::flush(&mut w)
+        });
+        if let Err(e) = written {
+            eprintln!("regroup drive: cannot write {}: {e}", path.display());
+            return 2;
+        }
+    }
+    if !keep {
+        report.outcome.log = Vec::new();
+    }
+    if args.json {
+        let mut v = report.to_json();
+        v["drive"] = json!({
+            "bootstrap": bootstrap,
+            "timeScale": scale,
+            "brokers": driven.brokers,
+            "proxied": driven.proxied,
+            "proxyConnections": driven.proxy_connections,
+            "observerRounds": driven.observer_rounds,
+            "faultsSkipped": skipped.iter().map(|(at, f, r)| json!({"atMs": at, "fault": f, "reason": r})).collect::<Vec<_>>(),
+            "invariantsRun": INVARIANTS_RUN.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+            "invariantsSkipped": INVARIANTS_SKIPPED.iter().map(|(n, why)| json!({"invariant": n, "why": why})).collect::<Vec<_>>(),
+        });
+        println!("{v}");
+    } else {
+        print!("{}", header(&driven, &bootstrap, scale, &skipped));
+        print!("{}", report.summary());
+    }
+    if report.verdict().fails(args.strict) {
+        1
+    } else {
+        0
+    }
+}
+
+/// The command that runs the same drive again (not the same run: real time).
+fn replay_command(args: &DriveArgs, seed: u64) -> String {
+    let mut c = format!(
+        "cargo run --release -- drive {} --seed {seed} --bootstrap {}",
+        args.scenario,
+        args.bootstrap.as_deref().unwrap_or_default()
+    );
+    for p in &args.proxies {
+        c.push_str(&format!(" --proxy {p}"));
+    }
+    if args.time_scale != "1" {
+        c.push_str(&format!(" --time-scale {}", args.time_scale));
+    }
+    c
+}
+
+/// (ms, fault, reason) of every fault the run skipped.
+pub fn skipped_faults(report: &ScenarioRun) -> Vec<(i64, &'static str, String)> {
+    report
+        .outcome
+        .log
+        .iter()
+        .filter_map(|e| match &e.kind {
+            SimEventKind::Fault(FaultEvent::Skipped { fault, reason, .. }) => {
+                Some((e.at_ms, *fault, reason.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn header(
+    d: &DriveOutcome,
+    bootstrap: &[String],
+    scale: f64,
+    skipped: &[(i64, &'static str, String)],
+) -> String {
+    let mut s = String::new();
+    let brokers: Vec<String> = d
+        .brokers
+        .iter()
+        .map(|(id, addr)| match d.proxied.get(id) {
+            Some(target) => format!("{id} at {addr} (drive's proxy to {target})"),
+            None => format!("{id} at {addr}"),
+        })
+        .collect();
+    s.push_str(&format!(
+        "drive: real time against {} (brokers: {}), time scale {scale}; {} observer rounds\n",
+        bootstrap.join(","),
+        brokers.join(", "),
+        d.observer_rounds
+    ));
+    let run: Vec<&str> = INVARIANTS_RUN.iter().map(|(n, _)| *n).collect();
+    let not: Vec<&str> = INVARIANTS_SKIPPED.iter().map(|(n, _)| *n).collect();
+    s.push_str(&format!("invariants checked: {}\n", run.join(", ")));
+    s.push_str(&format!(
+        "not checked (they need the brokers' internals): {}\n",
+        not.join(", ")
+    ));
+    for (at, fault, reason) in skipped {
+        s.push_str(&format!("skipped at {at} ms: {fault}: {reason}\n"));
+    }
+    s
+}
