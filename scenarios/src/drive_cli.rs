@@ -12,7 +12,9 @@ use std::path::PathBuf;
 use clap::Args;
 use serde_json::json;
 use sim::drive::proxy::ProxySpec;
-use sim::drive::{DriveConfig, DriveOutcome, assumed_broker_configs, drive, scale_timings};
+use sim::drive::{
+    DriveConfig, DriveOutcome, assumed_broker_configs, drive, scale_timings, unscale_times,
+};
 use sim::event::{FaultEvent, SimEventKind};
 
 use crate::catalogue;
@@ -148,6 +150,8 @@ pub fn run(args: &DriveArgs) -> i32 {
         }
     }
     let mut prepared = scenario.prepare(seed);
+    // The scenario's own final heal: the check reads the run in the scenario's time.
+    let heal_ms = prepared.schedule.heal_ms();
     scale_timings(
         &mut prepared.spec,
         &mut prepared.schedule,
@@ -192,7 +196,7 @@ pub fn run(args: &DriveArgs) -> i32 {
     };
     let mut options = prepared.options.clone();
     options.keep_events = true;
-    let heal_ms = prepared.schedule.heal_ms();
+    let wall = std::time::Instant::now();
     let driven = match drive(
         prepared.spec.clone(),
         prepared.schedule.clone(),
@@ -202,11 +206,14 @@ pub fn run(args: &DriveArgs) -> i32 {
         Ok(d) => d,
         Err(e) => return usage(format!("{}: {e}", scenario.name)),
     };
+    let wall_ms = wall.elapsed().as_millis();
     let keep = args.trace.is_some();
+    let mut outcome = driven.outcome.clone();
+    unscale_times(&mut outcome, scale);
     let mut report = judge(
         &scenario,
         seed,
-        driven.outcome.clone(),
+        outcome,
         heal_ms,
         prepared.swarm.clone(),
         prepared.spec.kafka_bugs.clone(),
@@ -234,17 +241,19 @@ pub fn run(args: &DriveArgs) -> i32 {
         v["drive"] = json!({
             "bootstrap": bootstrap,
             "timeScale": scale,
+            "wallMs": wall_ms,
             "brokers": driven.brokers,
             "proxied": driven.proxied,
             "proxyConnections": driven.proxy_connections,
             "observerRounds": driven.observer_rounds,
+            "topicMismatches": driven.topic_mismatches,
             "faultsSkipped": skipped.iter().map(|(at, f, r)| json!({"atMs": at, "fault": f, "reason": r})).collect::<Vec<_>>(),
             "invariantsRun": INVARIANTS_RUN.iter().map(|(n, _)| n).collect::<Vec<_>>(),
             "invariantsSkipped": INVARIANTS_SKIPPED.iter().map(|(n, why)| json!({"invariant": n, "why": why})).collect::<Vec<_>>(),
         });
         println!("{v}");
     } else {
-        print!("{}", header(&driven, &bootstrap, scale, &skipped));
+        print!("{}", header(&driven, &bootstrap, scale, wall_ms, &skipped));
         print!("{}", report.summary());
     }
     if report.verdict().fails(args.strict) {
@@ -289,6 +298,7 @@ fn header(
     d: &DriveOutcome,
     bootstrap: &[String],
     scale: f64,
+    wall_ms: u128,
     skipped: &[(i64, &'static str, String)],
 ) -> String {
     let mut s = String::new();
@@ -301,11 +311,18 @@ fn header(
         })
         .collect();
     s.push_str(&format!(
-        "drive: real time against {} (brokers: {}), time scale {scale}; {} observer rounds\n",
+        "drive: real time against {} (brokers: {}); {:.1} s wall clock, {} observer rounds\n",
         bootstrap.join(","),
         brokers.join(", "),
+        wall_ms as f64 / 1000.0,
         d.observer_rounds
     ));
+    if scale != 1.0 {
+        s.push_str(&format!(
+            "time scale {scale}: the scenario's timings ran {scale} times as long; times below are \
+             the scenario's (real ms / {scale})\n"
+        ));
+    }
     let run: Vec<&str> = INVARIANTS_RUN.iter().map(|(n, _)| *n).collect();
     let not: Vec<&str> = INVARIANTS_SKIPPED.iter().map(|(n, _)| *n).collect();
     s.push_str(&format!("invariants checked: {}\n", run.join(", ")));
@@ -313,6 +330,9 @@ fn header(
         "not checked (they need the brokers' internals): {}\n",
         not.join(", ")
     ));
+    for t in &d.topic_mismatches {
+        s.push_str(&format!("topic differs from the scenario's: {t}\n"));
+    }
     for (at, fault, reason) in skipped {
         s.push_str(&format!("skipped at {at} ms: {fault}: {reason}\n"));
     }

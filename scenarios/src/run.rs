@@ -356,11 +356,7 @@ impl ScenarioRun {
                 o.convergence_bound_ms as f64 / 1000.0
             );
         }
-        let clock = if self.driven {
-            "in real time"
-        } else {
-            "simulated"
-        };
+        let clock = if self.driven { "driven" } else { "simulated" };
         let trace = if self.driven {
             "trace of this run only"
         } else {

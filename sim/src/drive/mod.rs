@@ -76,6 +76,10 @@ pub struct DriveOutcome {
     pub proxy_connections: BTreeMap<String, u64>,
     /// Rounds of the observer (every group described once per round).
     pub observer_rounds: u64,
+    /// The scenario's topics the cluster has with another partition count (they existed before
+    /// the run: creating them answered TOPIC_ALREADY_EXISTS), as `topic: N partitions, the
+    /// scenario's M`.
+    pub topic_mismatches: Vec<String>,
 }
 
 /// What a host's software is, as a factory of its incarnations.
@@ -120,6 +124,7 @@ pub fn drive(
     options: &RunOptions,
     config: &DriveConfig,
 ) -> Result<DriveOutcome, SetupError> {
+    let topics = spec.topics.clone();
     let mut backend = DriveBackend::connect(spec, options, config)?;
     backend.start_hosts(options.seed);
     let observed = backend.observed.clone();
@@ -146,12 +151,25 @@ pub fn drive(
                 .map(|(id, _)| (*id, p.target.clone()))
         })
         .collect();
+    let topic_mismatches = topics
+        .iter()
+        .filter_map(|t| {
+            let n = *o.partitions.get(&t.name)?;
+            (n != t.partitions).then(|| {
+                format!(
+                    "{}: {n} partitions, the scenario's {}",
+                    t.name, t.partitions
+                )
+            })
+        })
+        .collect();
     Ok(DriveOutcome {
         outcome,
         brokers: o.brokers.clone(),
         proxied,
         proxy_connections,
         observer_rounds: o.rounds,
+        topic_mismatches,
     })
 }
 
@@ -760,4 +778,30 @@ pub fn assumed_broker_configs(spec: &ClusterSpec) -> Result<BTreeMap<String, Str
         out.insert(k, v);
     }
     Ok(out)
+}
+
+/// Brings a time-scaled run's times back to the scenario's own (each divided by `factor`): the
+/// events, the violations, the convergence times and bound, the run's length. A scenario's check
+/// then reads the timeline it was written for ("members expired 9 to 11.5 s after the
+/// isolation"), and the summary compares with `regroup run`'s.
+pub fn unscale_times(outcome: &mut RunOutcome, factor: f64) {
+    if factor == 1.0 {
+        return;
+    }
+    let t = |v: i64| -> i64 { (v as f64 / factor).round() as i64 };
+    for e in &mut outcome.log {
+        e.at_ms = t(e.at_ms);
+        if let crate::event::SimEventKind::Harness(crate::event::HarnessEvent::LivenessPhase {
+            deadline_ms,
+        }) = &mut e.kind
+        {
+            *deadline_ms = t(*deadline_ms);
+        }
+    }
+    for v in &mut outcome.violations {
+        v.at_ms = t(v.at_ms);
+    }
+    outcome.sim_ms = t(outcome.sim_ms);
+    outcome.converged_at_ms = outcome.converged_at_ms.map(t);
+    outcome.convergence_bound_ms = t(outcome.convergence_bound_ms as i64) as u64;
 }
