@@ -247,6 +247,7 @@ pub fn run(args: &DriveArgs) -> i32 {
             "proxyConnections": driven.proxy_connections,
             "observerRounds": driven.observer_rounds,
             "topicMismatches": driven.topic_mismatches,
+            "groupsDeleted": driven.groups_deleted,
             "faultsSkipped": skipped.iter().map(|(at, f, r)| json!({"atMs": at, "fault": f, "reason": r})).collect::<Vec<_>>(),
             "invariantsRun": INVARIANTS_RUN.iter().map(|(n, _)| n).collect::<Vec<_>>(),
             "invariantsSkipped": INVARIANTS_SKIPPED.iter().map(|(n, why)| json!({"invariant": n, "why": why})).collect::<Vec<_>>(),
@@ -330,6 +331,11 @@ fn header(
         "not checked (they need the brokers' internals): {}\n",
         not.join(", ")
     ));
+    for g in &d.groups_deleted {
+        s.push_str(&format!(
+            "group {g} was left by an earlier run: deleted before this one\n"
+        ));
+    }
     for t in &d.topic_mismatches {
         s.push_str(&format!("topic differs from the scenario's: {t}\n"));
     }

@@ -33,6 +33,7 @@ use std::time::Duration;
 
 use coordinator::controller::AdminOp;
 use coordinator::rpc::RpcClient;
+use rand::SeedableRng;
 use tokio::sync::Notify;
 use tokio::task::{JoinHandle, LocalSet};
 
@@ -80,6 +81,9 @@ pub struct DriveOutcome {
     /// the run: creating them answered TOPIC_ALREADY_EXISTS), as `topic: N partitions, the
     /// scenario's M`.
     pub topic_mismatches: Vec<String>,
+    /// The scenario's groups a previous run had left on the cluster, deleted before this one
+    /// (DeleteGroups once their members' sessions expired).
+    pub groups_deleted: Vec<String>,
 }
 
 /// What a host's software is, as a factory of its incarnations.
@@ -126,6 +130,7 @@ pub fn drive(
 ) -> Result<DriveOutcome, SetupError> {
     let topics = spec.topics.clone();
     let mut backend = DriveBackend::connect(spec, options, config)?;
+    let groups_deleted = backend.delete_leftover_groups(config.connect_timeout_ms)?;
     backend.start_hosts(options.seed);
     let observed = backend.observed.clone();
     let proxies = backend.proxies.clone();
@@ -170,6 +175,7 @@ pub fn drive(
         proxy_connections,
         observer_rounds: o.rounds,
         topic_mismatches,
+        groups_deleted,
     })
 }
 
@@ -311,6 +317,73 @@ impl DriveBackend {
             observed: Rc::new(RefCell::new(Observed::default())),
             bootstrap: config.bootstrap.clone(),
             redirect,
+        })
+    }
+
+    /// Deletes the scenario's groups if the cluster has them (a previous run's), so that the run
+    /// starts from no group as the simulator's does: DeleteGroups, retried while the group still
+    /// has members (a previous run's members stay until their sessions expire), for up to the
+    /// longest session timeout plus `slack_ms`.
+    fn delete_leftover_groups(&mut self, slack_ms: u64) -> Result<Vec<String>, SetupError> {
+        let groups: Vec<String> = self
+            .spec
+            .streams_apps
+            .iter()
+            .map(|a| a.application_id.clone())
+            .chain(self.spec.classic_groups.iter().map(|g| g.group_id.clone()))
+            .collect();
+        let longest = self
+            .spec
+            .streams_apps
+            .iter()
+            .map(|a| a.session_timeout_ms)
+            .chain(
+                self.spec
+                    .classic_groups
+                    .iter()
+                    .map(|g| g.session_timeout_ms),
+            )
+            .max()
+            .unwrap_or(0)
+            .max(0) as u64;
+        let net = DriveNet::new(self.start).with_redirect(self.redirect.clone());
+        let bootstrap = self.bootstrap.clone();
+        self.local.block_on(&self.runtime, async move {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+            let mut config = members::admin::AdminConfig::new("regroup-drive");
+            config.default_api_timeout_ms = 5_000;
+            let admin = members::admin::Admin::new(
+                net,
+                bootstrap,
+                config,
+                "drive-setup",
+                &mut rng,
+                Rc::new(members::NullObserver),
+            );
+            let deadline = tokio::time::Instant::now()
+                + Duration::from_millis(longest.saturating_mul(2) + slack_ms);
+            let mut deleted = Vec::new();
+            for g in groups {
+                loop {
+                    use protocol::ErrorCode;
+                    let answer = admin.delete_group(&g).await;
+                    match answer {
+                        Ok(ErrorCode::None) => {
+                            deleted.push(g.clone());
+                            break;
+                        }
+                        Ok(ErrorCode::GroupIdNotFound) => break,
+                        _ if tokio::time::Instant::now() >= deadline => {
+                            return Err(setup(format!(
+                                "the cluster has group {g} from an earlier run and it could not \
+                                 be deleted: {answer:?}"
+                            )));
+                        }
+                        _ => tokio::time::sleep(Duration::from_millis(500)).await,
+                    }
+                }
+            }
+            Ok(deleted)
         })
     }
 
