@@ -56,6 +56,116 @@ pub struct DriveArgs {
     /// and exit: start the cluster with them.
     #[arg(long)]
     pub print_broker_config: bool,
+    /// Start a cluster for the run and stop it afterwards: `real-kafka` is Apache Kafka 4.4.0 by
+    /// conformance/real_kafka/cluster.sh (Java and Maven), started with the scenario's broker
+    /// configs, its brokers advertising drive's proxies. Instead of --bootstrap and --proxy.
+    #[arg(long, value_name = "KIND", value_parser = ["real-kafka"], conflicts_with_all = ["bootstrap", "proxies"])]
+    pub cluster: Option<String>,
+    /// With --cluster real-kafka: the cluster's base port (controller; brokers on +1..+3; their
+    /// INTERNAL listeners on +11..+13); drive's proxies listen on base+101..+103.
+    #[arg(long, value_name = "PORT", default_value_t = 19090)]
+    pub real_kafka_base_port: u16,
+}
+
+/// A real Kafka cluster started for one drive, stopped when dropped.
+struct RealKafka {
+    script: PathBuf,
+    dir: PathBuf,
+}
+
+impl RealKafka {
+    /// `cluster.sh`: `REGROUP_REAL_KAFKA` if set, else the checkout's.
+    fn script() -> PathBuf {
+        match std::env::var_os("REGROUP_REAL_KAFKA") {
+            Some(p) => PathBuf::from(p),
+            None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../conformance/real_kafka/cluster.sh"),
+        }
+    }
+
+    /// Starts it (its output goes to stderr); returns it, the bootstrap and the proxies.
+    fn start(
+        base: u16,
+        configs: &std::collections::BTreeMap<String, String>,
+    ) -> Result<(RealKafka, Vec<String>, Vec<ProxySpec>), String> {
+        let script = Self::script();
+        if !script.exists() {
+            return Err(format!(
+                "{} does not exist (set REGROUP_REAL_KAFKA to cluster.sh)",
+                script.display()
+            ));
+        }
+        if base < 1024 || base > 65_000 {
+            return Err(format!("--real-kafka-base-port {base}: from 1024 to 65000"));
+        }
+        let proxy_base = base + 100;
+        let dir = std::env::temp_dir().join(format!(
+            "regroup-drive-real-kafka-{}-{}",
+            std::process::id(),
+            base
+        ));
+        let mut cmd = std::process::Command::new("bash");
+        cmd.arg(&script)
+            .arg("start")
+            .arg("--dir")
+            .arg(&dir)
+            .arg("--base-port")
+            .arg(base.to_string())
+            .arg("--proxy-base-port")
+            .arg(proxy_base.to_string());
+        for (k, v) in configs {
+            cmd.arg("--broker-config").arg(format!("{k}={v}"));
+        }
+        eprintln!("regroup drive: starting Apache Kafka 4.4.0 (cluster.sh start, about 30 s)");
+        let out = cmd
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+        eprint!("{}", String::from_utf8_lossy(&out.stdout));
+        eprint!("{}", String::from_utf8_lossy(&out.stderr));
+        let cluster = RealKafka { script, dir };
+        if !out.status.success() {
+            return Err(format!(
+                "cluster.sh start failed ({}); its run directory: {}",
+                out.status,
+                cluster.dir.display()
+            ));
+        }
+        let bootstrap = (1..=3)
+            .map(|n| format!("127.0.0.1:{}", proxy_base + n))
+            .collect();
+        let proxies = (1..=3)
+            .map(|n| ProxySpec {
+                listen: format!("127.0.0.1:{}", proxy_base + n),
+                target: format!("127.0.0.1:{}", base + n),
+            })
+            .collect();
+        Ok((cluster, bootstrap, proxies))
+    }
+}
+
+impl Drop for RealKafka {
+    fn drop(&mut self) {
+        let out = std::process::Command::new("bash")
+            .arg(&self.script)
+            .arg("stop")
+            .arg("--dir")
+            .arg(&self.dir)
+            .stdin(std::process::Stdio::null())
+            .output();
+        match out {
+            Ok(o) if o.status.success() => {
+                let _ = std::fs::remove_dir_all(&self.dir);
+            }
+            Ok(o) => eprintln!(
+                "regroup drive: cluster.sh stop --dir {} failed: {}{}",
+                self.dir.display(),
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            ),
+            Err(e) => eprintln!("regroup drive: cannot run cluster.sh stop: {e}"),
+        }
+    }
 }
 
 /// What drive judges, and what it cannot: (invariant, what is checked or why it is skipped).
@@ -172,14 +282,37 @@ pub fn run(args: &DriveArgs) -> i32 {
             )),
         };
     }
-    let Some(bootstrap) = &args.bootstrap else {
-        return usage("--bootstrap HOST:PORT is required".into());
+    // A cluster started for this run lives until the end of this function.
+    let mut _cluster = None;
+    let bootstrap: Vec<String> = match (&args.cluster, &args.bootstrap) {
+        (Some(_), _) => {
+            let configs = match assumed_broker_configs(&prepared.spec) {
+                Ok(c) => c,
+                Err(e) => {
+                    return usage(format!(
+                        "{}: its groups need different configs: {e}",
+                        scenario.name
+                    ));
+                }
+            };
+            match RealKafka::start(args.real_kafka_base_port, &configs) {
+                Ok((cluster, bootstrap, p)) => {
+                    _cluster = Some(cluster);
+                    proxies = p;
+                    bootstrap
+                }
+                Err(e) => return usage(format!("--cluster real-kafka: {e}")),
+            }
+        }
+        (None, Some(b)) => b
+            .split(',')
+            .map(|b| b.trim().to_string())
+            .filter(|b| !b.is_empty())
+            .collect(),
+        (None, None) => {
+            return usage("--bootstrap HOST:PORT (or --cluster real-kafka) is required".into());
+        }
     };
-    let bootstrap: Vec<String> = bootstrap
-        .split(',')
-        .map(|b| b.trim().to_string())
-        .filter(|b| !b.is_empty())
-        .collect();
     if let Some(bad) = bootstrap
         .iter()
         .find(|b| protocol::net::split_host_port(b).is_none())
@@ -240,6 +373,7 @@ pub fn run(args: &DriveArgs) -> i32 {
         let mut v = report.to_json();
         v["drive"] = json!({
             "bootstrap": bootstrap,
+            "cluster": args.cluster,
             "timeScale": scale,
             "wallMs": wall_ms,
             "brokers": driven.brokers,
@@ -266,11 +400,12 @@ pub fn run(args: &DriveArgs) -> i32 {
 
 /// The command that runs the same drive again (not the same run: real time).
 fn replay_command(args: &DriveArgs, seed: u64) -> String {
-    let mut c = format!(
-        "cargo run --release -- drive {} --seed {seed} --bootstrap {}",
-        args.scenario,
-        args.bootstrap.as_deref().unwrap_or_default()
-    );
+    let mut c = format!("cargo run --release -- drive {} --seed {seed}", args.scenario);
+    match (&args.cluster, &args.bootstrap) {
+        (Some(kind), _) => c.push_str(&format!(" --cluster {kind}")),
+        (None, Some(b)) => c.push_str(&format!(" --bootstrap {b}")),
+        (None, None) => {}
+    }
     for p in &args.proxies {
         c.push_str(&format!(" --proxy {p}"));
     }
