@@ -95,7 +95,7 @@ impl RealKafka {
                 script.display()
             ));
         }
-        if base < 1024 || base > 65_000 {
+        if !(1024..=65_000).contains(&base) {
             return Err(format!("--real-kafka-base-port {base}: from 1024 to 65000"));
         }
         let proxy_base = base + 100;
@@ -171,8 +171,22 @@ impl Drop for RealKafka {
 /// What drive judges, and what it cannot: (invariant, what is checked or why it is skipped).
 pub const INVARIANTS_RUN: &[(&str, &str)] = &[
     (
+        "exclusive-active-ownership (as the clients see it)",
+        "a task or partition acquired while another live client holds it: that holder must turn \
+         out to have been out of the group (fenced, lost its tasks, stopped) before it lets it go",
+    ),
+    (
         "monotonic-epochs",
         "each client's own epochs never go down while it stays in the group",
+    ),
+    (
+        "fenced-commit-rejected (as the clients see it)",
+        "a commit sent after its member heard it was removed, with an epoch no newer, is never \
+         accepted",
+    ),
+    (
+        "offsets-durable (as the clients see it)",
+        "a fetch sent after a commit was acknowledged never returns less",
     ),
     (
         "coordinator-answers",
@@ -190,18 +204,18 @@ pub const INVARIANTS_RUN: &[(&str, &str)] = &[
     ),
 ];
 
-/// The invariants drive cannot judge, with why.
+/// The invariants (or parts) drive cannot judge, with why.
 pub const INVARIANTS_SKIPPED: &[(&str, &str)] = &[
     (
-        "exclusive-active-ownership",
+        "exclusive-active-ownership (against the coordinator)",
         "needs the coordinator's member records at the moment of each acquisition",
     ),
     (
-        "fenced-commit-rejected",
-        "needs the commit writes in __consumer_offsets",
+        "fenced-commit-rejected (against the coordinator)",
+        "needs the commit writes in __consumer_offsets and the group as they were written",
     ),
     (
-        "offsets-durable",
+        "offsets-durable (replicas)",
         "needs the replicas' logs and the committed offsets' history",
     ),
     (
@@ -400,7 +414,10 @@ pub fn run(args: &DriveArgs) -> i32 {
 
 /// The command that runs the same drive again (not the same run: real time).
 fn replay_command(args: &DriveArgs, seed: u64) -> String {
-    let mut c = format!("cargo run --release -- drive {} --seed {seed}", args.scenario);
+    let mut c = format!(
+        "cargo run --release -- drive {} --seed {seed}",
+        args.scenario
+    );
     match (&args.cluster, &args.bootstrap) {
         (Some(kind), _) => c.push_str(&format!(" --cluster {kind}")),
         (None, Some(b)) => c.push_str(&format!(" --bootstrap {b}")),

@@ -92,6 +92,12 @@ impl Hub {
         hub
     }
 
+    /// Offsets may expire in this run (a retention is configured): the client-visible durability
+    /// check stands down ([`crate::invariants::observed::Observed::offsets_may_expire`]).
+    pub fn set_offsets_may_expire(&self, may: bool) {
+        self.0.borrow_mut().checker.observed.offsets_may_expire = may;
+    }
+
     /// The time harness events are stamped with.
     fn now_ms(&self) -> i64 {
         let clock = self.0.borrow().clock.clone();

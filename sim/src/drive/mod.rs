@@ -258,6 +258,11 @@ impl DriveBackend {
             options.keep_events,
             Rc::new(move || clock_start.elapsed().as_millis() as i64),
         );
+        hub.set_offsets_may_expire(
+            spec.broker_configs
+                .keys()
+                .any(|k| k.starts_with("offsets.retention")),
+        );
         let broker_hosts: Vec<String> = brokers.keys().map(|id| broker_host(*id)).collect();
         let mut hosts = broker_hosts.clone();
         hosts.push(ADMIN_HOST.to_string());
