@@ -883,3 +883,102 @@ pub fn unscale_times(outcome: &mut RunOutcome, factor: f64) {
     outcome.converged_at_ms = outcome.converged_at_ms.map(t);
     outcome.convergence_bound_ms = t(outcome.convergence_bound_ms as i64) as u64;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::faults::{FaultWindow, HostRef};
+    use crate::spec::{ClassicGroupSpec, StreamsAppSpec};
+    use members::streams::topology::{Subtopology, Topology};
+
+    fn spec() -> ClusterSpec {
+        ClusterSpec::default()
+            .with_topic("t", 4)
+            .with_streams(StreamsAppSpec::new(
+                "app",
+                Topology::new(vec![Subtopology::new("0", &["t"])]),
+                2,
+                1,
+            ))
+            .with_classic(ClassicGroupSpec::new("g", &["t"], 2, 1))
+    }
+
+    #[test]
+    fn time_scaling_shrinks_the_scenarios_timings_and_reads_them_back() {
+        let mut spec = spec();
+        let app = spec.streams_apps[0].clone();
+        let group = spec.classic_groups[0].clone();
+        let mut schedule = FaultSchedule::new(vec![
+            FaultWindow::at(
+                20_000,
+                FaultKind::Pause {
+                    host: HostRef::process("app", 0),
+                },
+            )
+            .lasting(8_000),
+        ]);
+        let mut options = RunOptions::new(1);
+        options.convergence_bound_ms = Some(60_000);
+        scale_timings(&mut spec, &mut schedule, &mut options, 0.25);
+        let a = &spec.streams_apps[0];
+        assert_eq!(a.session_timeout_ms, app.session_timeout_ms / 4);
+        assert_eq!(a.heartbeat_interval_ms, app.heartbeat_interval_ms / 4);
+        assert_eq!(a.max_poll_interval_ms, app.max_poll_interval_ms / 4);
+        // Request timeouts keep at least a second.
+        assert_eq!(
+            a.request_timeout_ms,
+            (app.request_timeout_ms / 4).max(1_000)
+        );
+        let g = &spec.classic_groups[0];
+        assert_eq!(g.session_timeout_ms, group.session_timeout_ms / 4);
+        // The classic initial delay is Kafka's 3 s unless the scenario sets it: scaled too.
+        assert_eq!(
+            spec.broker_configs["group.initial.rebalance.delay.ms"],
+            "750"
+        );
+        assert_eq!(schedule.windows[0].at_ms, 5_000);
+        assert_eq!(schedule.windows[0].duration_ms, Some(2_000));
+        assert_eq!(options.convergence_bound_ms, Some(15_000));
+        // The broker configs the scaled scenario assumes: its groups' lowered bounds and
+        // configs.
+        let configs = assumed_broker_configs(&spec).unwrap();
+        let session = (app.session_timeout_ms / 4).to_string();
+        assert_eq!(configs["group.streams.session.timeout.ms"], session);
+        assert_eq!(configs["group.streams.min.session.timeout.ms"], session);
+        assert_eq!(configs["group.initial.rebalance.delay.ms"], "750");
+        // Times read back in the scenario's time.
+        let mut outcome = RunOutcome {
+            passed: true,
+            violations: vec![crate::invariants::Violation::new(
+                crate::invariants::Invariant::Convergence,
+                2_500,
+                "x",
+            )],
+            trace_hash: String::new(),
+            sim_ms: 10_000,
+            events: 0,
+            groups: Vec::new(),
+            faults: BTreeMap::new(),
+            converged_at_ms: Some(9_000),
+            convergence_bound_ms: 15_000,
+            log: Vec::new(),
+            coverage: Default::default(),
+        };
+        unscale_times(&mut outcome, 0.25);
+        assert_eq!(outcome.sim_ms, 40_000);
+        assert_eq!(outcome.converged_at_ms, Some(36_000));
+        assert_eq!(outcome.convergence_bound_ms, 60_000);
+        assert_eq!(outcome.violations[0].at_ms, 10_000);
+    }
+
+    #[test]
+    fn applications_that_disagree_on_a_group_config_cannot_share_broker_defaults() {
+        let mut spec = spec();
+        let mut other = spec.streams_apps[0].clone();
+        other.application_id = "other".into();
+        other.session_timeout_ms += 1_000;
+        spec.streams_apps.push(other);
+        let e = assumed_broker_configs(&spec).unwrap_err();
+        assert!(e.contains("group.streams.session.timeout.ms"), "{e}");
+    }
+}

@@ -404,4 +404,132 @@ mod tests {
                 .contains("not host:port")
         );
     }
+
+    /// An echo server behind a proxy, and a client bound to host `h`'s source address.
+    async fn setup() -> (Proxies, TcpStream) {
+        let echo = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let target = echo.local_addr().unwrap().to_string();
+        tokio::task::spawn_local(async move {
+            loop {
+                let (mut c, _) = echo.accept().await.unwrap();
+                tokio::task::spawn_local(async move {
+                    let mut buf = [0u8; 1024];
+                    loop {
+                        match c.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => {
+                                if c.write_all(&buf[..n]).await.is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let listen = format!("127.0.0.1:{port}");
+        let proxies = Proxies::new();
+        let source = Ipv4Addr::new(127, 0, 1, 1);
+        proxies.add_host(source, "h");
+        proxies
+            .start(
+                "broker-1",
+                &ProxySpec {
+                    listen: listen.clone(),
+                    target,
+                },
+            )
+            .await
+            .unwrap();
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind((source, 0).into()).unwrap();
+        let client = socket.connect(listen.parse().unwrap()).await.unwrap();
+        (proxies, client)
+    }
+
+    /// Sends `msg` and reads the echo back within `ms`.
+    async fn round_trip(c: &mut TcpStream, msg: &[u8], ms: u64) -> Option<Vec<u8>> {
+        c.write_all(msg).await.ok()?;
+        let mut buf = vec![0u8; msg.len()];
+        tokio::time::timeout(Duration::from_millis(ms), c.read_exact(&mut buf))
+            .await
+            .ok()?
+            .ok()?;
+        Some(buf)
+    }
+
+    fn run(f: impl std::future::Future<Output = ()>) {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        tokio::task::LocalSet::new().block_on(&rt, f);
+    }
+
+    #[test]
+    fn held_bytes_arrive_late_and_in_order() {
+        run(async {
+            let (p, mut c) = setup().await;
+            assert_eq!(round_trip(&mut c, b"one", 2_000).await.unwrap(), b"one");
+            assert_eq!(p.accepted("broker-1"), 1);
+            p.apply(&[Hold(s("h"), s("broker-1"))]);
+            assert_eq!(round_trip(&mut c, b"two", 300).await, None);
+            p.apply(&[Release(s("h"), s("broker-1"))]);
+            let mut buf = [0u8; 3];
+            tokio::time::timeout(Duration::from_secs(2), c.read_exact(&mut buf))
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(&buf, b"two");
+        });
+    }
+
+    #[test]
+    fn a_cut_drops_what_crosses_it_and_the_connection_closes_once_repaired() {
+        run(async {
+            let (p, mut c) = setup().await;
+            assert!(round_trip(&mut c, b"one", 2_000).await.is_some());
+            p.apply(&[Partition(s("h"), s("broker-1"))]);
+            assert_eq!(round_trip(&mut c, b"lost", 300).await, None);
+            p.apply(&[Repair(s("h"), s("broker-1"))]);
+            let mut buf = [0u8; 1];
+            let closed = tokio::time::timeout(Duration::from_secs(2), c.read(&mut buf))
+                .await
+                .unwrap();
+            assert!(matches!(closed, Ok(0) | Err(_)), "{closed:?}");
+            // A one-way cut from the broker to the host drops only the answers.
+            let (p, mut c) = setup().await;
+            p.apply(&[PartitionOneway(s("broker-1"), s("h"))]);
+            assert_eq!(round_trip(&mut c, b"x", 300).await, None);
+        });
+    }
+
+    #[test]
+    fn latency_delays_every_chunk() {
+        run(async {
+            let (p, mut c) = setup().await;
+            p.apply(&[Latency(s("h"), s("broker-1"), 150)]);
+            let start = tokio::time::Instant::now();
+            assert!(round_trip(&mut c, b"slow", 2_000).await.is_some());
+            // Both directions wait: at least 2 x 150 ms.
+            assert!(
+                start.elapsed() >= Duration::from_millis(300),
+                "{:?}",
+                start.elapsed()
+            );
+            p.clear();
+            let start = tokio::time::Instant::now();
+            assert!(round_trip(&mut c, b"fast", 2_000).await.is_some());
+            assert!(
+                start.elapsed() < Duration::from_millis(150),
+                "{:?}",
+                start.elapsed()
+            );
+        });
+    }
 }
