@@ -389,6 +389,7 @@ pub fn run(args: &DriveArgs) -> i32 {
             "bootstrap": bootstrap,
             "cluster": args.cluster,
             "timeScale": scale,
+            "deterministic": false,
             "wallMs": wall_ms,
             "brokers": driven.brokers,
             "proxied": driven.proxied,

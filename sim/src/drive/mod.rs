@@ -618,8 +618,12 @@ impl Backend for DriveBackend {
             &self.runtime,
             async move { tokio::time::sleep(slice).await },
         );
-        match self.failures.borrow_mut().drain(..).next() {
-            Some(f) => Err(f),
+        if let Some(f) = self.failures.borrow_mut().drain(..).next() {
+            return Err(f);
+        }
+        // A host whose task ended without reporting (its software panicked).
+        match self.tasks.iter().find(|(_, t)| t.is_finished()) {
+            Some((host, _)) => Err(format!("{host}: its software stopped (a panic)")),
             None => Ok(()),
         }
     }
