@@ -71,6 +71,15 @@ fn serve_for(scenario: &str, proxy: bool) -> (Server, String, Option<String>) {
 }
 
 fn drive_json(scenario: &str, bootstrap: &str, proxy: Option<&str>) -> (i32, Value) {
+    drive_json_with(scenario, bootstrap, proxy, &[])
+}
+
+fn drive_json_with(
+    scenario: &str,
+    bootstrap: &str,
+    proxy: Option<&str>,
+    extra: &[&str],
+) -> (i32, Value) {
     let mut args = vec![
         "drive",
         scenario,
@@ -80,6 +89,7 @@ fn drive_json(scenario: &str, bootstrap: &str, proxy: Option<&str>) -> (i32, Val
         SCALE,
         "--json",
     ];
+    args.extend_from_slice(extra);
     if let Some(p) = proxy {
         args.extend(["--proxy", p]);
     }
@@ -97,7 +107,36 @@ fn drive_json(scenario: &str, bootstrap: &str, proxy: Option<&str>) -> (i32, Val
 #[test]
 fn a_static_rolling_bounce_keeps_its_generation_against_serve() {
     let (_server, bootstrap, _) = serve_for("classic-static-rolling-bounce", false);
-    let (code, v) = drive_json("classic-static-rolling-bounce", &bootstrap, None);
+    let trace =
+        std::env::temp_dir().join(format!("regroup-drive-test-{}.jsonl", std::process::id()));
+    let trace_arg = trace.to_string_lossy().to_string();
+    let (code, v) = drive_json_with(
+        "classic-static-rolling-bounce",
+        &bootstrap,
+        None,
+        &["--trace", &trace_arg],
+    );
+    // The run's time 0 is when the hosts start: the three processes have started within the
+    // first second, and the first bounce is at the scenario's 20 s.
+    let lines: Vec<Value> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let _ = std::fs::remove_file(&trace);
+    let at = |pred: &dyn Fn(&Value) -> bool| -> Vec<i64> {
+        lines
+            .iter()
+            .filter(|e| pred(e))
+            .map(|e| e["atMs"].as_i64().unwrap())
+            .collect()
+    };
+    let started = at(&|e| e["source"] == "harness" && e["harness"] == "processStarted");
+    assert_eq!(started.len(), 6, "3 processes, each started again once");
+    assert!(started[..3].iter().all(|t| *t < 1_000), "{started:?}");
+    let injected = at(&|e| e["source"] == "fault" && e["phase"] == "injected");
+    assert_eq!(injected.len(), 3);
+    assert!((20_000..20_500).contains(&injected[0]), "{injected:?}");
     assert_eq!(code, 0, "{v:#}");
     assert_eq!(v["verdict"], "passed", "{v:#}");
     assert_eq!(v["faults"]["stop-process"]["injected"], 3);

@@ -115,6 +115,8 @@ pub struct DriveBackend {
     bootstrap: Vec<String>,
     /// Proxy address -> the broker's own, for the observer.
     redirect: BTreeMap<String, String>,
+    /// When the run started (the hub's clock reads it).
+    epoch: Rc<Cell<tokio::time::Instant>>,
 }
 
 fn setup(message: impl Into<String>) -> SetupError {
@@ -253,10 +255,13 @@ impl DriveBackend {
                 proxied.insert(host);
             }
         }
-        let clock_start = start;
+        // The run's clock starts when the hosts do ([`DriveBackend::start_hosts`]), after the
+        // set-up (which may wait for an earlier run's groups to empty).
+        let epoch = Rc::new(Cell::new(start));
+        let clock = epoch.clone();
         let hub = Hub::observed(
             options.keep_events,
-            Rc::new(move || clock_start.elapsed().as_millis() as i64),
+            Rc::new(move || clock.get().elapsed().as_millis() as i64),
         );
         hub.set_offsets_may_expire(
             spec.broker_configs
@@ -322,6 +327,7 @@ impl DriveBackend {
             observed: Rc::new(RefCell::new(Observed::default())),
             bootstrap: config.bootstrap.clone(),
             redirect,
+            epoch,
         })
     }
 
@@ -408,8 +414,12 @@ impl DriveBackend {
         DriveNet::new(self.start).from_source(source)
     }
 
-    /// Builds every host's software and starts it (and the observer).
+    /// Builds every host's software and starts it (and the observer): the run's time 0.
     fn start_hosts(&mut self, seed: u64) {
+        self.start = self
+            .local
+            .block_on(&self.runtime, async { tokio::time::Instant::now() });
+        self.epoch.set(self.start);
         let bootstrap = self.bootstrap();
         let ready = Rc::new(Cell::new(self.spec.topics.is_empty()));
         // The admin host.
