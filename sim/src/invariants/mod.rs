@@ -352,7 +352,8 @@ impl Checker {
                 ClientEvent::Fenced { .. }
                 | ClientEvent::Fatal { .. }
                 | ClientEvent::TasksLost { .. }
-                | ClientEvent::PartitionsLost { .. } => true,
+                | ClientEvent::PartitionsLost { .. }
+                | ClientEvent::LeaveSent { .. } => true,
                 ClientEvent::StateChanged { to, .. } => {
                     matches!(*to, "FENCED" | "FATAL" | "STALE" | "UNSUBSCRIBED")
                 }
@@ -489,8 +490,6 @@ impl Checker {
             // Whether the older holder was still the coordinator's member needs the committed
             // state; the client-visible form waits for what the holder shows later.
             let (member_id, kind) = (state.member_id.clone(), state.kind);
-            self.observed
-                .released(at_ms, name, &member_id, epoch, &active)?;
             for item in added {
                 let holders = self
                     .holders

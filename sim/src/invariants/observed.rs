@@ -4,12 +4,16 @@
 //! read the coordinator's records at the moment of each event) but never need the brokers:
 //!
 //! * `exclusive-active-ownership`: when a client acquires an active task (a classic partition)
-//!   another live client still holds, the older holder must turn out to have been out of the
-//!   group: it is later fenced (or dies of a fatal error, is stopped, crashes, rejoins with a new
-//!   epoch or member id) before it lets the item go. An older holder that releases the item in an
-//!   ordinary revocation, never told it was out, was a member the coordinator gave the item away
-//!   from. A classic newcomer in a newer generation than the holder's needs no wait (the holder's
-//!   generation is over: its commits fail ILLEGAL_GENERATION).
+//!   another live client still holds, the older holder must have been out of the group: the
+//!   coordinator gives an item away from a member only once the member acknowledged its
+//!   revocation. The holder cannot tell at once (a zombie does not know), so the overlap waits:
+//!   it is excused when the holder turns out to be out (fenced, a fatal error, its tasks lost, a
+//!   leave, stopped, crashed, a new member id), and it is a violation when a heartbeat the holder
+//!   sent after the newcomer's acquisition is answered without error under the same member id:
+//!   the coordinator still had it as a member then, and a removed member cannot come back
+//!   without a join. (Releasing the item proves nothing: a zombie may finish a revocation it was
+//!   asked for before it was removed.) A classic newcomer in a newer generation than the holder's
+//!   needs no wait (the holder's generation is over: its commits fail ILLEGAL_GENERATION).
 //! * `fenced-commit-rejected`: a commit sent after its client was told it is no longer a member
 //!   (streams UNKNOWN_MEMBER_ID; classic ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID or
 //!   FENCED_INSTANCE_ID), under the same member id and with an epoch (generation) no newer than
@@ -52,6 +56,8 @@ pub struct Observed {
     /// of those answered, oldest first (each CommitAccepted or CommitRejected takes one).
     commits_in_flight: BTreeMap<String, BTreeMap<i32, i64>>,
     commits_answered: BTreeMap<String, VecDeque<i64>>,
+    /// Per client: group heartbeats in flight (correlation id -> sent ms).
+    heartbeats_in_flight: BTreeMap<String, BTreeMap<i32, i64>>,
     /// Per client: (member id, epoch, ms) of the last fencing that removed it.
     fenced: BTreeMap<String, (String, i32, i64)>,
     /// Per (group, partition): (ms acknowledged, offset) of acknowledged commits, in order.
@@ -119,50 +125,45 @@ impl Observed {
         self.overlaps.remove(name);
     }
 
-    /// Client `name` released items (its new ownership snapshot lacks them); `member_id` at
-    /// `epoch` is its membership now.
-    pub fn released(
+    /// Client `name`'s heartbeat sent at `sent_ms` was answered without error at `at_ms` under
+    /// `member_id`: it was a member when the coordinator read it. Every overlap it held since
+    /// before that heartbeat was sent is a violation (see the module documentation).
+    fn confirmed(
         &mut self,
         at_ms: i64,
         name: &str,
         member_id: &str,
-        epoch: i32,
-        still: &std::collections::BTreeSet<String>,
+        sent_ms: i64,
     ) -> Result<(), Violation> {
         let Some(list) = self.overlaps.get_mut(name) else {
             return Ok(());
         };
-        // Another membership (a new member id) means it was out.
         if list.iter().any(|o| o.member_id != member_id) {
+            // Another membership since: the one that held the items was out.
             self.overlaps.remove(name);
             return Ok(());
         }
-        let released: Vec<Overlap> = list
-            .iter()
-            .filter(|o| !still.contains(&o.item))
-            .cloned()
-            .collect();
-        list.retain(|o| still.contains(&o.item));
-        if let Some(o) = released.first() {
-            return Err(violation(
-                Invariant::ExclusiveActiveOwnership,
-                at_ms,
-                format!(
-                    "{} of group {} became active on {} (member {}, epoch {}) at {} ms while {name} \
-                     (member {}, epoch {}) still owned it; {name} let it go at {at_ms} ms as member \
-                     {member_id} at epoch {epoch} without ever being told it was out of the group",
-                    o.item,
-                    o.group,
-                    o.newcomer,
-                    o.newcomer_member,
-                    o.newcomer_epoch,
-                    o.at_ms,
-                    o.member_id,
-                    o.epoch
-                ),
-            ));
-        }
-        Ok(())
+        let Some(o) = list.iter().find(|o| o.at_ms < sent_ms).cloned() else {
+            return Ok(());
+        };
+        self.overlaps.remove(name);
+        Err(violation(
+            Invariant::ExclusiveActiveOwnership,
+            at_ms,
+            format!(
+                "{} of group {} became active on {} (member {}, epoch {}) at {} ms while {name} \
+                 (member {}, epoch {}) still owned it; {name} was still a member: its heartbeat \
+                 sent at {sent_ms} ms, after that, was answered without error at {at_ms} ms",
+                o.item,
+                o.group,
+                o.newcomer,
+                o.newcomer_member,
+                o.newcomer_epoch,
+                o.at_ms,
+                o.member_id,
+                o.epoch
+            ),
+        ))
     }
 
     /// A client event the commit and fencing bookkeeping reads.
@@ -208,6 +209,41 @@ impl Observed {
             } => {
                 if let Some(m) = self.commits_in_flight.get_mut(name) {
                     m.remove(correlation_id);
+                }
+            }
+            EventKind::RequestSent {
+                api: Api::StreamsGroupHeartbeat | Api::Heartbeat,
+                correlation_id,
+                ..
+            } => {
+                self.heartbeats_in_flight
+                    .entry(name.clone())
+                    .or_default()
+                    .insert(*correlation_id, at_ms);
+            }
+            EventKind::RequestFailed {
+                api: Api::StreamsGroupHeartbeat | Api::Heartbeat,
+                correlation_id,
+                ..
+            } => {
+                if let Some(m) = self.heartbeats_in_flight.get_mut(name) {
+                    m.remove(correlation_id);
+                }
+            }
+            EventKind::ResponseReceived {
+                api: Api::StreamsGroupHeartbeat | Api::Heartbeat,
+                correlation_id,
+                error,
+                ..
+            } => {
+                let sent = self
+                    .heartbeats_in_flight
+                    .get_mut(name)
+                    .and_then(|m| m.remove(correlation_id));
+                if let Some(sent) = sent
+                    && error.is_none_or(|e| e == ErrorCode::None)
+                {
+                    return self.confirmed(at_ms, name, member_id, sent);
                 }
             }
             EventKind::CommitRejected { .. } => {
@@ -360,27 +396,42 @@ mod tests {
         c.on_client_parts(at as u64, at, &who.name, who, member, &kind, &mut model)
     }
 
+    fn heartbeat(corr: i32, error: Option<ErrorCode>) -> EventKind {
+        EventKind::ResponseReceived {
+            broker: "b".into(),
+            api: Api::StreamsGroupHeartbeat,
+            correlation_id: corr,
+            error,
+        }
+    }
+
     #[test]
-    fn a_task_given_away_from_a_holder_that_never_hears_it_was_out_fires_on_its_release() {
+    fn a_task_given_away_from_a_holder_the_coordinator_still_had_fires() {
         let mut c = checker();
         let (a, b) = (streams("a"), streams("b"));
         feed(&mut c, 10, &a, "A", owned(1, &[0, 1])).unwrap();
         // B gets task 0_1 while A still holds it: nothing to say yet.
         feed(&mut c, 20, &b, "B", owned(2, &[1])).unwrap();
-        // A revokes it in an ordinary reconciliation, never fenced: the coordinator gave it away
-        // from a member.
-        let v = feed(&mut c, 30, &a, "A", owned(2, &[0])).unwrap_err();
+        // A lets it go: a zombie may finish a revocation it was asked for; still nothing.
+        feed(&mut c, 30, &a, "A", owned(2, &[0])).unwrap();
+        // A heartbeat sent before the overlap, answered now, proves nothing either.
+        feed(&mut c, 15, &a, "A", sent(1, Api::StreamsGroupHeartbeat)).unwrap();
+        feed(&mut c, 35, &a, "A", heartbeat(1, None)).unwrap();
+        // One sent after it, answered without error: A was still a member.
+        feed(&mut c, 40, &a, "A", sent(2, Api::StreamsGroupHeartbeat)).unwrap();
+        let v = feed(&mut c, 45, &a, "A", heartbeat(2, None)).unwrap_err();
         assert_eq!(v.invariant, Invariant::ExclusiveActiveOwnership);
-        assert_eq!(v.at_ms, 30);
-        assert!(
-            v.detail.starts_with("0_1 of group app became active on b (member B, epoch 2) at 20 ms while a (member A, epoch 1) still owned it"),
-            "{}",
-            v.detail
+        assert_eq!(v.at_ms, 45);
+        assert_eq!(
+            v.detail,
+            "0_1 of group app became active on b (member B, epoch 2) at 20 ms while a (member A, \
+             epoch 1) still owned it; a was still a member: its heartbeat sent at 40 ms, after \
+             that, was answered without error at 45 ms"
         );
     }
 
     #[test]
-    fn a_zombie_holder_that_is_fenced_or_loses_its_tasks_is_excused() {
+    fn a_zombie_holder_that_turns_out_to_be_out_is_excused() {
         for out in [
             EventKind::Fenced {
                 error: ErrorCode::UnknownMemberId,
@@ -391,6 +442,7 @@ mod tests {
                 standby: vec![],
                 warmup: vec![],
             },
+            EventKind::LeaveSent { epoch: -1 },
             EventKind::Stopped { graceful: false },
         ] {
             let mut c = checker();
@@ -399,13 +451,31 @@ mod tests {
             feed(&mut c, 20, &b, "B", owned(2, &[1])).unwrap();
             feed(&mut c, 25, &a, "A", out.clone()).unwrap();
             feed(&mut c, 30, &a, "A", owned(0, &[])).unwrap();
+            feed(&mut c, 40, &a, "A", sent(2, Api::StreamsGroupHeartbeat)).unwrap();
+            feed(&mut c, 45, &a, "A", heartbeat(2, None)).unwrap();
         }
+        // A heartbeat answered with an error confirms nothing.
+        let mut c = checker();
+        let (a, b) = (streams("a"), streams("b"));
+        feed(&mut c, 10, &a, "A", owned(1, &[1])).unwrap();
+        feed(&mut c, 20, &b, "B", owned(2, &[1])).unwrap();
+        feed(&mut c, 40, &a, "A", sent(2, Api::StreamsGroupHeartbeat)).unwrap();
+        feed(
+            &mut c,
+            45,
+            &a,
+            "A",
+            heartbeat(2, Some(ErrorCode::CoordinatorNotAvailable)),
+        )
+        .unwrap();
         // A holder that released the task before the newcomer got it was never in overlap.
         let mut c = checker();
         let (a, b) = (streams("a"), streams("b"));
         feed(&mut c, 10, &a, "A", owned(1, &[1])).unwrap();
         feed(&mut c, 15, &a, "A", owned(1, &[])).unwrap();
         feed(&mut c, 20, &b, "B", owned(2, &[1])).unwrap();
+        feed(&mut c, 40, &a, "A", sent(2, Api::StreamsGroupHeartbeat)).unwrap();
+        feed(&mut c, 45, &a, "A", heartbeat(2, None)).unwrap();
     }
 
     #[test]
@@ -419,14 +489,23 @@ mod tests {
             generation,
             partitions: p.iter().map(|p| TopicPartition::new("t", *p)).collect(),
         };
+        let classic_heartbeat = |corr: i32| EventKind::ResponseReceived {
+            broker: "b".into(),
+            api: Api::Heartbeat,
+            correlation_id: corr,
+            error: None,
+        };
         feed(&mut c, 10, &a, "A", parts(1, &[0])).unwrap();
         feed(&mut c, 20, &b, "B", parts(2, &[0])).unwrap();
+        feed(&mut c, 25, &a, "A", sent(1, Api::Heartbeat)).unwrap();
+        feed(&mut c, 26, &a, "A", classic_heartbeat(1)).unwrap();
         feed(&mut c, 30, &a, "A", parts(1, &[])).unwrap();
-        // In the same generation, it is an overlap.
+        // In the same generation, it is an overlap, which A's next heartbeat judges.
         feed(&mut c, 40, &a, "A", parts(2, &[1])).unwrap();
         feed(&mut c, 50, &b, "B", parts(2, &[0, 1])).unwrap();
+        feed(&mut c, 55, &a, "A", sent(2, Api::Heartbeat)).unwrap();
         assert_eq!(
-            feed(&mut c, 60, &a, "A", parts(2, &[]))
+            feed(&mut c, 60, &a, "A", classic_heartbeat(2))
                 .unwrap_err()
                 .invariant,
             Invariant::ExclusiveActiveOwnership
