@@ -873,7 +873,8 @@ pub fn assumed_broker_configs(spec: &ClusterSpec) -> Result<BTreeMap<String, Str
 }
 
 /// Brings a time-scaled run's times back to the scenario's own (each divided by `factor`): the
-/// events, the violations, the convergence times and bound, the run's length. A scenario's check
+/// events, the violations (their times, and every `N ms` their details give, which the checks
+/// wrote in the run's real ms), the convergence times and bound, the run's length. A scenario's check
 /// then reads the timeline it was written for ("members expired 9 to 11.5 s after the
 /// isolation"), and the summary compares with `regroup run`'s.
 pub fn unscale_times(outcome: &mut RunOutcome, factor: f64) {
@@ -892,10 +893,41 @@ pub fn unscale_times(outcome: &mut RunOutcome, factor: f64) {
     }
     for v in &mut outcome.violations {
         v.at_ms = t(v.at_ms);
+        v.detail = unscale_text(&v.detail, factor);
     }
     outcome.sim_ms = t(outcome.sim_ms);
     outcome.converged_at_ms = outcome.converged_at_ms.map(t);
     outcome.convergence_bound_ms = t(outcome.convergence_bound_ms as i64) as u64;
+}
+
+/// `text` with every whole number followed by ` ms` divided by `factor`.
+fn unscale_text(text: &str, factor: f64) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut digits = String::new();
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+        } else {
+            if !digits.is_empty() {
+                let preceded = out
+                    .chars()
+                    .last()
+                    .is_some_and(|p| p.is_alphanumeric() || p == '_');
+                match digits.parse::<i64>() {
+                    Ok(n) if rest.starts_with(" ms") && !preceded => {
+                        out.push_str(&((n as f64 / factor).round() as i64).to_string())
+                    }
+                    _ => out.push_str(&digits),
+                }
+                digits.clear();
+            }
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    out.push_str(&digits);
+    out
 }
 
 #[cfg(test)]
@@ -980,6 +1012,10 @@ mod tests {
         };
         unscale_times(&mut outcome, 0.25);
         assert_eq!(outcome.sim_ms, 40_000);
+        assert_eq!(
+            unscale_text("0_1 of x2 at 20 ms; sent at 1500 ms, epoch 7, 3 ms", 0.5),
+            "0_1 of x2 at 40 ms; sent at 3000 ms, epoch 7, 6 ms"
+        );
         assert_eq!(outcome.converged_at_ms, Some(36_000));
         assert_eq!(outcome.convergence_bound_ms, 60_000);
         assert_eq!(outcome.violations[0].at_ms, 10_000);
