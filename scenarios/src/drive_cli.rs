@@ -173,7 +173,8 @@ pub const INVARIANTS_RUN: &[(&str, &str)] = &[
     (
         "exclusive-active-ownership (as the clients see it)",
         "a task or partition acquired while another live client holds it: that holder must turn \
-         out to have been out of the group (fenced, lost its tasks, stopped) before it lets it go",
+         out to have been out of the group; a heartbeat it sent after the acquisition answered \
+         without error says it was not",
     ),
     (
         "monotonic-epochs",
