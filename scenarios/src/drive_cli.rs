@@ -398,6 +398,7 @@ pub fn run(args: &DriveArgs) -> i32 {
             "observerRounds": driven.observer_rounds,
             "topicMismatches": driven.topic_mismatches,
             "groupsDeleted": driven.groups_deleted,
+            "observerError": driven.observer_error,
             "faultsSkipped": skipped.iter().map(|(at, f, r)| json!({"atMs": at, "fault": f, "reason": r})).collect::<Vec<_>>(),
             "invariantsRun": INVARIANTS_RUN.iter().map(|(n, _)| n).collect::<Vec<_>>(),
             "invariantsSkipped": INVARIANTS_SKIPPED.iter().map(|(n, why)| json!({"invariant": n, "why": why})).collect::<Vec<_>>(),
@@ -485,6 +486,9 @@ fn header(
         "not checked (they need the brokers' internals): {}\n",
         not.join(", ")
     ));
+    if let Some(e) = &d.observer_error {
+        s.push_str(&format!("drive's observer, last round: {e}\n"));
+    }
     for g in &d.groups_deleted {
         s.push_str(&format!(
             "group {g} was left by an earlier run: deleted before this one\n"

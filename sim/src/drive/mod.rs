@@ -84,6 +84,9 @@ pub struct DriveOutcome {
     /// The scenario's groups a previous run had left on the cluster, deleted before this one
     /// (DeleteGroups once their members' sessions expired).
     pub groups_deleted: Vec<String>,
+    /// The observer's last failure, if its last round had one (a describe or Metadata that
+    /// failed: a cluster without streams groups answers StreamsGroupDescribe with an error).
+    pub observer_error: Option<String>,
 }
 
 /// What a host's software is, as a factory of its incarnations.
@@ -178,6 +181,7 @@ pub fn drive(
         observer_rounds: o.rounds,
         topic_mismatches,
         groups_deleted,
+        observer_error: o.last_error.clone(),
     })
 }
 
@@ -423,8 +427,25 @@ impl DriveBackend {
         let bootstrap = self.bootstrap();
         let ready = Rc::new(Cell::new(self.spec.topics.is_empty()));
         // The admin host.
+        // The scenario's topics, with no more replicas than the cluster has brokers.
+        let brokers = self.topic_replication_factor();
+        let topics = scenario_topics(&self.spec, brokers)
+            .into_iter()
+            .map(|t| match t {
+                AdminCommand::CreateTopic {
+                    name,
+                    partitions,
+                    replication_factor,
+                } => AdminCommand::CreateTopic {
+                    name,
+                    partitions,
+                    replication_factor: replication_factor.min(self.brokers.len() as i16),
+                },
+                other => other,
+            })
+            .collect();
         let ctx = AdminContext {
-            topics: scenario_topics(&self.spec, self.topic_replication_factor()),
+            topics,
             queue: self.admin_queue.clone(),
             notify: self.admin_notify.clone(),
             ready: ready.clone(),
