@@ -793,7 +793,7 @@ impl Backend for DriveBackend {
 /// Multiplies a scenario's timings by `factor` (in (0, 1] to shrink them): the groups' session
 /// timeouts, heartbeat and commit intervals, rebalance timeouts, initial delays and request
 /// timeouts, the coordinator's `group.*.ms` configs (the classic initial rebalance delay, 3 s by
-/// default, included), the fault windows (start, length, added latency), and the run's own bounds (the
+/// default, and the streams assignment interval, 1 s by default, included), the fault windows (start, length, added latency), and the run's own bounds (the
 /// convergence bound, the minimum duration, the settle period). What the cluster decides alone
 /// (broker sessions, the brokers' timers and defaults) is not the scenario's to scale: the default
 /// convergence bound is computed from the scaled groups with the broker's unscaled session.
@@ -834,6 +834,13 @@ pub fn scale_timings(
         spec.broker_configs
             .entry("group.initial.rebalance.delay.ms".into())
             .or_insert_with(|| "3000".into());
+    }
+    // And a streams group's assignment interval (Kafka's default 1 s): the target assignment is
+    // computed at most that often.
+    if !spec.streams_apps.is_empty() {
+        spec.broker_configs
+            .entry("group.streams.assignment.interval.ms".into())
+            .or_insert_with(|| "1000".into());
     }
     for (k, v) in spec.broker_configs.iter_mut() {
         if k.starts_with("group.")
@@ -1002,6 +1009,10 @@ mod tests {
         assert_eq!(
             spec.broker_configs["group.initial.rebalance.delay.ms"],
             "750"
+        );
+        assert_eq!(
+            spec.broker_configs["group.streams.assignment.interval.ms"],
+            "250"
         );
         assert_eq!(schedule.windows[0].at_ms, 5_000);
         assert_eq!(schedule.windows[0].duration_ms, Some(2_000));
