@@ -226,7 +226,7 @@ fn a_network_fault_without_a_proxy_is_skipped_with_its_reason() {
 
 #[test]
 fn bad_arguments_and_an_unreachable_cluster_exit_2() {
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (
             &["drive", "no-such-scenario", "--bootstrap", "127.0.0.1:1"],
             "no scenario named",
@@ -264,6 +264,17 @@ fn bad_arguments_and_an_unreachable_cluster_exit_2() {
                 "1",
             ],
             "cannot reach the cluster at 127.0.0.1:1",
+        ),
+        (
+            &[
+                "drive",
+                "cold-start-streams",
+                "--bootstrap",
+                "127.0.0.1:1",
+                "--proxy",
+                "127.0.0.1:2=127.0.0.1:3",
+            ],
+            "bootstrap address 127.0.0.1:1 is no proxy's LISTEN address",
         ),
     ];
     for (args, message) in cases {

@@ -196,6 +196,17 @@ impl DriveBackend {
         if config.bootstrap.is_empty() {
             return Err(setup("no bootstrap address"));
         }
+        if !config.proxies.is_empty()
+            && let Some(b) = config
+                .bootstrap
+                .iter()
+                .find(|b| !config.proxies.iter().any(|p| p.listen == **b))
+        {
+            return Err(setup(format!(
+                "bootstrap address {b} is no proxy's LISTEN address: the clients' first \
+                 connections would bypass drive's proxies"
+            )));
+        }
         // The simulator's link latency is its network's; a real one has its own.
         spec.latency.min_ms = 0;
         spec.latency.max_ms = 0;
