@@ -355,6 +355,14 @@ pub fn run(args: &DriveArgs) -> i32 {
         Err(e) => return usage(format!("{}: {e}", scenario.name)),
     };
     let wall_ms = wall.elapsed().as_millis();
+    let assumed = match assumed_broker_configs(&prepared.spec) {
+        Ok(c) => c
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" "),
+        Err(e) => format!("per-group configs ({e})"),
+    };
     let keep = args.trace.is_some();
     let mut outcome = driven.outcome.clone();
     unscale_times(&mut outcome, scale);
@@ -391,6 +399,7 @@ pub fn run(args: &DriveArgs) -> i32 {
             "cluster": args.cluster,
             "timeScale": scale,
             "deterministic": false,
+            "assumedBrokerConfigs": assumed,
             "wallMs": wall_ms,
             "brokers": driven.brokers,
             "proxied": driven.proxied,
@@ -405,7 +414,10 @@ pub fn run(args: &DriveArgs) -> i32 {
         });
         println!("{v}");
     } else {
-        print!("{}", header(&driven, &bootstrap, scale, wall_ms, &skipped));
+        print!(
+            "{}",
+            header(&driven, &bootstrap, scale, wall_ms, &assumed, &skipped)
+        );
         print!("{}", report.summary());
     }
     if report.verdict().fails(args.strict) {
@@ -455,6 +467,7 @@ fn header(
     bootstrap: &[String],
     scale: f64,
     wall_ms: u128,
+    assumed: &str,
     skipped: &[(i64, &'static str, String)],
 ) -> String {
     let mut s = String::new();
@@ -473,6 +486,11 @@ fn header(
         wall_ms as f64 / 1000.0,
         d.observer_rounds
     ));
+    if !assumed.is_empty() {
+        s.push_str(&format!(
+            "the scenario assumes the brokers run with {assumed} (--print-broker-config)\n"
+        ));
+    }
     if scale != 1.0 {
         s.push_str(&format!(
             "time scale {scale}: the scenario's timings ran {scale} times as long; times below are \
