@@ -792,10 +792,9 @@ fn retention_check(v: &View) -> Result<(), String> {
     a.done()
 }
 
-/// The expiration of an empty streams group's offsets and then of the group
-/// (`GroupCoordinatorShard.cleanupGroupMetadata` over streams groups too: the offsets go a
-/// retention after their commit, then the group, which is empty, with them; the tombstones survive
-/// fail-over).
+/// The expiration of an empty streams group's offsets and then of the group: Kafka's periodic
+/// clean-up covers streams groups too (the offsets go a retention after their commit, then the
+/// group, which is empty, with them; the tombstones survive fail-over).
 fn streams_retention_check(v: &View) -> Result<(), String> {
     let hosts = hosts(APP, 2);
     let mut a = Answers::of(v, APP);
