@@ -17,7 +17,6 @@ use sim::drive::{
 };
 use sim::event::{FaultEvent, SimEventKind};
 
-use crate::catalogue;
 use crate::run::{ScenarioRun, judge};
 
 #[derive(Debug, Args)]
@@ -239,25 +238,11 @@ fn usage(message: String) -> i32 {
 
 pub fn run(args: &DriveArgs) -> i32 {
     sim::logging::init();
-    let Some(scenario) = catalogue::find(&args.scenario) else {
-        eprintln!(
-            "regroup drive: no scenario named {:?}; known scenarios:",
-            args.scenario
-        );
-        for s in catalogue::all().into_iter().chain(catalogue::demos()) {
-            eprintln!("  {}", s.name);
-        }
-        return 2;
-    };
-    let seed = match &args.seed {
-        None => scenario.default_seed,
-        Some(text) => match sim::seed::parse_seed(text) {
-            Some(s) => s,
-            None => {
-                return usage(format!("--seed {text:?} is not a u64 (decimal or 0x-hex)"));
-            }
-        },
-    };
+    let (scenario, seed) =
+        match crate::run_cli::scenario_and_seed("drive", &args.scenario, args.seed.as_deref()) {
+            Ok(found) => found,
+            Err(status) => return status,
+        };
     let scale: f64 = match args.time_scale.parse::<f64>() {
         Ok(x) if x.is_finite() && x > 0.0 && x <= 10.0 => x,
         _ => {
