@@ -2,9 +2,10 @@
 # regroup drive against Apache Kafka 4.4.0 (docs/real-kafka.md): a network-fault scenario
 # (streams-session-timeout: a process cut off from the brokers through drive's proxies for 20 s) and
 # a client-fault one (classic-static-rolling-bounce), each on a fresh cluster started and stopped by
-# `regroup drive --cluster real-kafka`, at half the scenario's timings; each must pass its own check
-# and the invariants drive runs. Skips with a notice when java or mvn is missing or the cluster's
-# ports are taken. About two minutes here.
+# `regroup drive --cluster real-kafka`, at half the scenario's timings; and rude-admin, whose CreateTopics
+# answers (conformance/real_kafka/rude-admin.jsonl) the simulator is held to, held to the real cluster
+# again. Each must pass its own check and the invariants drive runs. Skips with a notice when java or
+# mvn is missing or the cluster's ports are taken. About two and a half minutes here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -30,7 +31,7 @@ if [ -z "$bin" ]; then
   cargo build --release -q -p scenarios --bin regroup
   bin=./target/release/regroup
 fi
-for scenario in streams-session-timeout classic-static-rolling-bounce; do
+for scenario in streams-session-timeout classic-static-rolling-bounce rude-admin; do
   out="$(mktemp)"
   status=0
   "$bin" drive "$scenario" --cluster real-kafka --real-kafka-base-port "$base" \

@@ -51,6 +51,9 @@ pub struct ControllerConfig {
     pub elr_enabled: bool,
     /// `min.insync.replicas`.
     pub min_insync_replicas: i32,
+    /// Whether the controller's properties set `min.insync.replicas` (the source a CreateTopics
+    /// answer names for it when eligible leader replicas are off).
+    pub min_insync_replicas_configured: bool,
     /// `num.partitions`.
     pub default_num_partitions: i32,
     /// `default.replication.factor`.
@@ -73,6 +76,7 @@ impl Default for ControllerConfig {
             heartbeat_interval_ms: 2000,
             elr_enabled: true,
             min_insync_replicas: 1,
+            min_insync_replicas_configured: false,
             default_num_partitions: 1,
             default_replication_factor: 1,
             leader_imbalance_check_interval_ms: Some(300_000),
@@ -95,7 +99,10 @@ impl ControllerConfig {
         let result = match key {
             "broker.session.timeout.ms" => v().map(|v| self.session_timeout_ms = v),
             "broker.heartbeat.interval.ms" => v().map(|v| self.heartbeat_interval_ms = v),
-            "min.insync.replicas" => v().map(|v| self.min_insync_replicas = v as i32),
+            "min.insync.replicas" => v().map(|v| {
+                self.min_insync_replicas = v as i32;
+                self.min_insync_replicas_configured = true;
+            }),
             "num.partitions" => v().map(|v| self.default_num_partitions = v as i32),
             "default.replication.factor" => v().map(|v| self.default_replication_factor = v as i16),
             "cluster.id" => {

@@ -15,6 +15,7 @@ pub mod image;
 pub use crate::metadata_records as records;
 pub mod server;
 pub mod state;
+pub mod topic_configs;
 
 pub use config::ControllerConfig;
 pub use server::{AdminOp, ControllerHandle, ControllerStorage, run_controller, start_controller};

@@ -22,7 +22,9 @@ use super::election::{Election, PartitionChangeBuilder};
 use super::heartbeat::{BrokerControlState, HeartbeatManager};
 use super::image::{ImageError, MetadataImage, TopicIdPartition};
 use super::records::{Endpoint, FeatureRange, LEADER_RECOVERED, MetadataRecord, NO_LEADER};
+use super::topic_configs::{MinInsyncReplicas, effective_topic_configs};
 use crate::events::{EventKind, FenceReason};
+use crate::java::java_hash_map_order;
 use crate::rpc::{
     AlterPartitionRequest, AlterPartitionResponse, AlterPartitionResult, AlterPartitionTopicResult,
 };
@@ -689,49 +691,98 @@ impl Controller {
         request: &CreateTopicsRequest,
         version: i16,
     ) -> CreateTopicsResponse {
-        let mut results = Vec::new();
-        let mut seen = BTreeSet::new();
-        let mut duplicates = BTreeSet::new();
+        // ControllerApis.createTopics: a name given more than once is taken out of the request
+        // (every copy) and answered after the others, as is `__cluster_metadata`.
+        let mut names = BTreeSet::new();
+        let mut duplicates: Vec<String> = Vec::new();
         for t in &request.topics {
-            if !seen.insert(t.name.as_str().to_string()) {
-                duplicates.insert(t.name.as_str().to_string());
+            let name = t.name.as_str();
+            if duplicates.iter().any(|d| d == name) {
+                continue;
+            }
+            if !names.insert(name.to_string()) {
+                names.remove(name);
+                duplicates.push(name.to_string());
             }
         }
-        for t in &request.topics {
+        let error_result = |name: &str, code: ErrorCode, message: String| {
+            CreatableTopicResult::default()
+                .with_name(TopicName(StrBytes::from_string(name.to_string())))
+                .with_error_code(code.code())
+                .with_error_message(Some(StrBytes::from_string(message)))
+                .with_num_partitions(-1)
+                .with_replication_factor(-1)
+                .with_configs(if version >= 5 { Some(Vec::new()) } else { None })
+        };
+        let mut results = Vec::new();
+        // ReplicationControlManager.createTopics answers the rest in request order, every name
+        // checked before any topic is created.
+        let effective: Vec<_> = request
+            .topics
+            .iter()
+            .filter(|t| {
+                names.contains(t.name.as_str()) && t.name.as_str() != CLUSTER_METADATA_TOPIC
+            })
+            .map(|t| (t, self.name_refusal(t.name.as_str())))
+            .collect();
+        for (t, refusal) in effective {
             let name = t.name.as_str().to_string();
-            let result = if duplicates.contains(&name) {
-                Err((
-                    ErrorCode::InvalidRequest,
-                    "Duplicate topic name.".to_string(),
-                ))
-            } else {
-                self.create_topic(
+            let result = match refusal {
+                Some(refusal) => Err(refusal),
+                None => self.create_named_topic(
                     &name,
                     t.num_partitions,
                     t.replication_factor,
                     request.validate_only,
-                )
+                ),
             };
-            let mut r = CreatableTopicResult::default()
-                .with_name(TopicName(StrBytes::from_string(name.clone())));
-            match result {
+            results.push(match result {
                 Ok((id, partitions, rf)) => {
-                    r = r
+                    let configs = (version >= 5).then(|| {
+                        let requested: Vec<(String, Option<String>)> = t
+                            .configs
+                            .iter()
+                            .map(|c| {
+                                (
+                                    c.name.as_str().to_string(),
+                                    c.value.as_ref().map(|v| v.as_str().to_string()),
+                                )
+                            })
+                            .collect();
+                        effective_topic_configs(
+                            MinInsyncReplicas {
+                                value: self.config.min_insync_replicas,
+                                elr_enabled: self.config.elr_enabled,
+                                configured: self.config.min_insync_replicas_configured,
+                            },
+                            &requested,
+                        )
+                    });
+                    CreatableTopicResult::default()
+                        .with_name(TopicName(StrBytes::from_string(name.clone())))
                         .with_topic_id(id)
+                        .with_error_message(None)
                         .with_num_partitions(partitions)
                         .with_replication_factor(rf)
-                        .with_configs(if version >= 5 { Some(Vec::new()) } else { None });
+                        .with_configs(configs)
                 }
-                Err((code, message)) => {
-                    r = r
-                        .with_error_code(code.code())
-                        .with_error_message(Some(StrBytes::from_string(message)))
-                        .with_num_partitions(-1)
-                        .with_replication_factor(-1)
-                        .with_configs(None);
-                }
-            }
-            results.push(r);
+                Err((code, message)) => error_result(&name, code, message),
+            });
+        }
+        // The duplicates in the iteration order of Kafka's `HashSet` of them.
+        for name in java_hash_map_order(duplicates.iter().map(String::as_str)) {
+            results.push(error_result(
+                name,
+                ErrorCode::InvalidRequest,
+                "Duplicate topic name.".to_string(),
+            ));
+        }
+        if names.contains(CLUSTER_METADATA_TOPIC) {
+            results.push(error_result(
+                CLUSTER_METADATA_TOPIC,
+                ErrorCode::InvalidRequest,
+                format!("Creation of internal topic {CLUSTER_METADATA_TOPIC} is prohibited."),
+            ));
         }
         CreateTopicsResponse::default().with_topics(results)
     }
@@ -744,18 +795,46 @@ impl Controller {
         replication_factor: i16,
         validate_only: bool,
     ) -> Result<(Uuid, i32, i16), (ErrorCode, String)> {
-        if let Some(reason) = invalid_topic_reason(name) {
-            return Err((
+        if let Some(refusal) = self.name_refusal(name) {
+            return Err(refusal);
+        }
+        self.create_named_topic(name, num_partitions, replication_factor, validate_only)
+    }
+
+    /// Why a new topic may not be called `name` (ReplicationControlManager.validateNewTopicNames,
+    /// then its existing-topic check: each later finding replaces the one before it). Kafka
+    /// checks every name of a request against the topics that existed before it, so two topics
+    /// of one request never collide with each other.
+    fn name_refusal(&self, name: &str) -> Option<(ErrorCode, String)> {
+        let mut refusal = invalid_topic_reason(name).map(|reason| {
+            (
                 ErrorCode::InvalidTopicException,
                 format!("Topic name is invalid: {reason}"),
+            )
+        });
+        if let Some(existing) = self.colliding_topic(name) {
+            refusal = Some((
+                ErrorCode::InvalidTopicException,
+                format!("Topic '{name}' collides with existing topic: {existing}"),
             ));
         }
         if self.image.topic(name).is_some() {
-            return Err((
+            refusal = Some((
                 ErrorCode::TopicAlreadyExists,
                 format!("Topic '{name}' already exists."),
             ));
         }
+        refusal
+    }
+
+    /// Creates one topic whose name [`Self::name_refusal`] has accepted (`createTopic`).
+    fn create_named_topic(
+        &mut self,
+        name: &str,
+        num_partitions: i32,
+        replication_factor: i16,
+        validate_only: bool,
+    ) -> Result<(Uuid, i32, i16), (ErrorCode, String)> {
         if replication_factor < -1 || replication_factor == 0 {
             return Err((
                 ErrorCode::InvalidReplicationFactor,
@@ -807,6 +886,25 @@ impl Controller {
             });
         }
         Ok((topic_id, partitions, rf))
+    }
+
+    /// The existing topic `name` collides with (`Topic.hasCollisionChars`,
+    /// `Topic.unifyCollisionChars`): one whose name differs only in '.' against '_'. Kafka names
+    /// the first of its set of such topics; regroup names the least, so the message is
+    /// deterministic (only topics created together can make that set hold two).
+    fn colliding_topic(&self, name: &str) -> Option<String> {
+        if !has_collision_chars(name) {
+            return None;
+        }
+        let unified = unify_collision_chars(name);
+        self.image
+            .topics
+            .keys()
+            .map(String::as_str)
+            .filter(|existing| has_collision_chars(existing))
+            .filter(|existing| unify_collision_chars(existing) == unified)
+            .min()
+            .map(str::to_string)
     }
 
     /// CreatePartitions for one topic (`ReplicationControlManager.createPartitions`): grows
@@ -1191,6 +1289,19 @@ pub const IMMEDIATE_PERIOD_MS: i64 = 10;
 fn is_reserved_dir(id: &Uuid) -> bool {
     let (hi, lo) = id.as_u64_pair();
     hi == 0 && lo < 100
+}
+
+/// `Topic.CLUSTER_METADATA_TOPIC_NAME`: no client may create it.
+pub const CLUSTER_METADATA_TOPIC: &str = "__cluster_metadata";
+
+/// Kafka's `Topic.hasCollisionChars`: '.' and '_' collide in metric names.
+fn has_collision_chars(name: &str) -> bool {
+    name.contains(['.', '_'])
+}
+
+/// Kafka's `Topic.unifyCollisionChars`.
+fn unify_collision_chars(name: &str) -> String {
+    name.replace('.', "_")
 }
 
 /// Kafka's `Topic.detectInvalidTopic`.

@@ -20,13 +20,24 @@ use crate::conformance::expect;
 /// The script, as the oracle runs it.
 pub const SCRIPT: &str = include_str!("../../../conformance/corpus/rude-client.jsonl");
 
+/// The rude admin's script: CreateTopics requests the controller must refuse or answer in its own
+/// way (invalid and colliding names, bad partition counts and replication factors, duplicates in
+/// one request, validate-only, old versions). The coordinator oracle has no controller, so its
+/// `expect`s are what a real Kafka 4.4.0 cluster answered: `regroup drive rude-admin --cluster
+/// real-kafka` holds them against that cluster again (docs/real-kafka.md).
+pub const ADMIN_SCRIPT: &str = include_str!("../../../conformance/real_kafka/rude-admin.jsonl");
+
+/// The group the rude admin's host fault names (CreateTopics names none; any broker forwards it).
+const ADMIN_GROUP: &str = "rude-admin";
+
 /// The group the admin host's fault names (its requests name their own groups).
 const GROUP: &str = "rude-client";
 
 pub fn scenarios() -> Vec<Scenario> {
-    vec![Scenario {
-        name: "rude-client",
-        description: "beside a consumer group, a rude client sends the oracle's rude-client \
+    vec![
+        Scenario {
+            name: "rude-client",
+            description: "beside a consumer group, a rude client sends the oracle's rude-client \
                       script (StreamsGroupHeartbeat validation, the broker's topology checks, \
                       fetches and commits with wrong members and epochs, unknown partitions and \
                       topic ids, oversized metadata, TxnOffsetCommit by version, pending \
@@ -36,41 +47,77 @@ pub fn scenarios() -> Vec<Scenario> {
                       and by a version-0 subscription at the first clean-up, 10 minutes in): \
                       every answer holds \
                       what Kafka 4.4.0's coordinator answers",
-        default_seed: 1,
-        cluster: || {
-            ClusterSpec::default()
-                .with_topic("orders", 6)
-                .with_topic("foo", 3)
-                .with_topic("bar", 3)
-                .with_topic("rude-topo-changelog", 3)
-                .with_classic(ClassicGroupSpec::new("orders-app", &["orders"], 2, 1))
-        },
-        faults: Faults::Schedule(|| {
-            vec![FaultWindow::at(
-                15_000,
-                FaultKind::GroupAdmin {
-                    group: GROUP.into(),
-                    call: GroupAdminCall::Scripted {
-                        script: SCRIPT.into(),
+            default_seed: 1,
+            cluster: || {
+                ClusterSpec::default()
+                    .with_topic("orders", 6)
+                    .with_topic("foo", 3)
+                    .with_topic("bar", 3)
+                    .with_topic("rude-topo-changelog", 3)
+                    .with_classic(ClassicGroupSpec::new("orders-app", &["orders"], 2, 1))
+            },
+            faults: Faults::Schedule(|| {
+                vec![FaultWindow::at(
+                    15_000,
+                    FaultKind::GroupAdmin {
+                        group: GROUP.into(),
+                        call: GroupAdminCall::Scripted {
+                            script: SCRIPT.into(),
+                        },
                     },
-                },
-            )]
-        }),
-        expect: Expect {
-            faults_injected: true,
-            min_duration_ms: 760_000,
-            ..Expect::default()
+                )]
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 760_000,
+                ..Expect::default()
+            },
+            check: |v| script_check(v, SCRIPT, GROUP, "conformance/corpus/rude-client.jsonl"),
         },
-        check: rude_check,
-    }]
+        Scenario {
+            name: "rude-admin",
+            description: "a rude admin sends CreateTopics requests no modelled client sends (empty, \
+                      '.', '..', too long and illegal names, a name colliding with an existing \
+                      one, zero and negative partition counts and replication factors, more \
+                      replicas than brokers, defaults, a name twice in one request, validate-only, \
+                      the internal offsets topic, versions 2, 4, 5 and 7): every answer holds \
+                      what a real Kafka 4.4.0 cluster answered",
+            default_seed: 1,
+            cluster: || ClusterSpec::default().with_topic("orders", 3),
+            faults: Faults::Schedule(|| {
+                vec![FaultWindow::at(
+                    5_000,
+                    FaultKind::GroupAdmin {
+                        group: ADMIN_GROUP.into(),
+                        call: GroupAdminCall::Scripted {
+                            script: ADMIN_SCRIPT.into(),
+                        },
+                    },
+                )]
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 20_000,
+                ..Expect::default()
+            },
+            check: |v| {
+                script_check(
+                    v,
+                    ADMIN_SCRIPT,
+                    ADMIN_GROUP,
+                    "conformance/real_kafka/rude-admin.jsonl",
+                )
+            },
+        },
+    ]
 }
 
-/// Every request line was answered, and every answer holds the line's `expect`.
-fn rude_check(v: &View) -> Result<(), String> {
-    let lines: Vec<String> = SCRIPT.lines().map(str::to_string).collect();
-    let requests = sim::rude::requests(SCRIPT)?;
+/// Every request line of `script` was answered, and every answer holds the line's `expect`.
+fn script_check(v: &View, script: &str, group: &str, path: &str) -> Result<(), String> {
+    let lines: Vec<String> = script.lines().map(str::to_string).collect();
+    let requests = sim::rude::requests(script)?;
     let expectations = expect::of_script(&lines)?;
-    let answers = v.admin_answers(GROUP);
+    let answers = v.admin_answers(group);
     let mut answered = std::collections::BTreeMap::new();
     for (_, _, answer) in &answers {
         match answer {
@@ -95,8 +142,7 @@ fn rude_check(v: &View) -> Result<(), String> {
     for e in &expectations {
         if let Some(why) = expect::mismatch(&e.response, answered.get(&e.line), "") {
             return Err(format!(
-                "script line {}: {why} (conformance/corpus/rude-client.jsonl; Kafka 4.4.0 \
-                 answers as expected)",
+                "script line {}: {why} ({path}; Kafka 4.4.0 answers as expected)",
                 e.line
             ));
         }
