@@ -19,6 +19,9 @@ pub struct Reconciler<'a> {
     pub has_subscription_changed: bool,
     /// The member's subscribed topics that exist, by id (names and resolved regex).
     pub subscribed_topic_ids: &'a BTreeSet<Uuid>,
+    /// Whether the member subscribes to nothing at all: Kafka's `TopicIds.isEmpty()` looks at the names,
+    /// whether the image knows them or not.
+    pub subscribes_to_nothing: bool,
     /// `currentPartitionEpoch`: the epoch of the member holding a partition, -1 when free.
     pub current_partition_epoch: &'a dyn Fn(&Uuid, i32) -> i32,
     /// The partitions the request says the member owns (`None`: not sent).
@@ -89,7 +92,7 @@ impl Reconciler<'_> {
         // member's map is never the shared empty map once a record was replayed into it), the loop
         // only when it removed a topic.
         let (new_assigned, new_pending, removed) =
-            if self.subscribed_topic_ids.is_empty() && m.pending_revocation.is_empty() {
+            if self.subscribes_to_nothing && m.pending_revocation.is_empty() {
                 (PartitionEpochs::new(), assigned.clone(), true)
             } else {
                 let mut new_assigned = assigned.clone();

@@ -112,6 +112,11 @@ pub(super) fn maybe_reconcile(
         return Ok(member);
     }
     let subscribed = subscribed_topic_ids(&member, &group.persistent.resolved_regexes, topics);
+    let regex_topics = member
+        .regex()
+        .and_then(|r| group.persistent.resolved_regexes.get(r))
+        .is_some_and(|r| !r.topics.is_empty());
+    let subscribes_to_nothing = member.subscribed_topic_names.is_empty() && !regex_topics;
     let epoch_of = |t: &uuid::Uuid, p: i32| group.current_partition_epoch(t, p);
     let next = Reconciler {
         member: &member,
@@ -119,6 +124,7 @@ pub(super) fn maybe_reconcile(
         target,
         has_subscription_changed,
         subscribed_topic_ids: &subscribed,
+        subscribes_to_nothing,
         current_partition_epoch: &epoch_of,
         owned: hb.r.topic_partitions.as_deref(),
     }

@@ -91,22 +91,28 @@ fn preferred_after_change(
     } else {
         JavaHashMapOrder::with_capacity((copied.len() as f32 / 0.75 + 1.0) as i32)
     };
-    let mut keys: Vec<&str> = Vec::new();
     for (k, v) in p.server_assignors.iter() {
-        order.put(k);
-        keys.push(k);
         counts.insert(k, *v);
     }
+    // `Utils.decValue` removes a count reaching zero from the map; a name added back afterwards (the
+    // member kept its preference) goes to the front of its bucket, so an unchanged member can flip a tie.
+    let mut removed: Option<&str> = None;
     if let Some(n) = old.server_assignor.as_deref() {
         match counts.get(n).copied() {
             Some(1) => {
                 counts.remove(n);
+                removed = Some(n);
             }
             Some(c) => {
                 counts.insert(n, c - 1);
             }
             None => {}
         }
+    }
+    let mut keys: Vec<&str> = Vec::new();
+    for k in copied.iter().copied().filter(|k| Some(*k) != removed) {
+        order.put(k);
+        keys.push(k);
     }
     if let Some(n) = new.server_assignor.as_deref() {
         let (idx, added) = order.compute_if_absent(n);
