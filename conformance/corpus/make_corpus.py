@@ -1734,13 +1734,14 @@ def rude_client():
     # load the shard at once). OffsetCommit v2-v4 may carry a retention time: the offset then expires
     # at commit time + that, whatever the group. In a Stable consumer group only the offsets of topics
     # no member's subscription names may expire (isSubscribedToTopic); the subscriptions here are
-    # version 0, which ends exactly at its (null) user data, and one names no topic at all.
+    # version 0, which ends exactly at its (null) user data; one names no topic at all, one a
+    # zero-length name.
     def v2_commit(group, member, generation, partitions):
         s.req("OffsetCommit", 2, {"groupId": group, "generationIdOrMemberEpoch": generation, "memberId": member,
                                   "retentionTimeMs": 1000, "topics": [
                                       {"name": t, "partitions": [{"partitionIndex": p, "committedOffset": 20 + p}]}
                                       for t, p in partitions]})
-    for group, topics in (("rude-v0", ["foo"]), ("rude-v0e", [])):
+    for group, topics in (("rude-v0", ["foo"]), ("rude-v0e", []), ("rude-v0n", [""])):
         j = len(s.lines) + 1
         s.join(group=group, version=3, session=1200000, rebalance=30000, metadata=consumer_subscription(topics))
         rude_expect(s, errorCode=0, generationId=1, leader="$gen:%d" % j)
@@ -1751,6 +1752,13 @@ def rude_client():
         v2_commit(group, "$gen:%d" % j, 1, [("foo", 0), ("bar", 0)])
         rude_expect(s, topics=[{"name": "foo", "partitions": [{"errorCode": 0}]},
                                {"name": "bar", "partitions": [{"errorCode": 0}]}])
+        if group == "rude-v0":
+            # A join to the Stable group must match its protocol type and name a protocol every
+            # member supports (ClassicGroup.supportsProtocols): INCONSISTENT_GROUP_PROTOCOL 23.
+            for protocol_type, protocols in (("connect", ("range",)), ("consumer", ("sticky",))):
+                s.join(group=group, version=3, session=1200000, rebalance=30000, protocol_type=protocol_type,
+                       protocols=protocols)
+                rude_expect(s, errorCode=23)
     v2_commit("rude-retain", "", -1, [("foo", 0)])
     rude_expect(s, topics=[{"partitions": [{"errorCode": 0}]}])
     s.req("OffsetCommit", 8, {"groupId": "rude-retain", "generationIdOrMemberEpoch": -1, "memberId": "",
@@ -1764,6 +1772,11 @@ def rude_client():
                                                           {"partitionIndex": 1, "committedOffset": -1}]},
                            {"name": "bar", "partitions": [{"partitionIndex": 0, "committedOffset": -1}]}])
     fetched("rude-v0e")
+    rude_expect(s, topics=[{"name": "foo", "partitions": [{"partitionIndex": 0, "committedOffset": -1},
+                                                          {"partitionIndex": 1, "committedOffset": -1}]},
+                           {"name": "bar", "partitions": [{"partitionIndex": 0, "committedOffset": -1}]}])
+    # A zero-length topic name is a name like any other (it names no topic here): both offsets expire.
+    fetched("rude-v0n")
     rude_expect(s, topics=[{"name": "foo", "partitions": [{"partitionIndex": 0, "committedOffset": -1},
                                                           {"partitionIndex": 1, "committedOffset": -1}]},
                            {"name": "bar", "partitions": [{"partitionIndex": 0, "committedOffset": -1}]}])

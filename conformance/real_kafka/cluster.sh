@@ -5,6 +5,7 @@
 #
 #   conformance/real_kafka/cluster.sh start  [--dir DIR] [--base-port N] [--heap SIZE] [--timeout SECS]
 #                                            [--cluster-id ID] [--broker-config KEY=VALUE]...
+#                                            [--proxy-base-port P]
 #   conformance/real_kafka/cluster.sh status [--dir DIR]
 #   conformance/real_kafka/cluster.sh stop   [--dir DIR] [--timeout SECS]
 #
@@ -12,6 +13,9 @@
 # then points at), writes one properties file per node, formats each node's storage, starts the four JVMs
 # in the background and waits until the three brokers are registered and unfenced. It prints the run
 # directory and the bootstrap servers, and exits 0; on failure or interruption it stops what it started.
+# With --proxy-base-port P, broker N advertises its client listener as 127.0.0.1:P+N, where `regroup
+# drive` puts its proxy to the broker (which still listens on N's usual port), and the brokers talk to
+# each other on a separate INTERNAL listener (base+10+N) that is not proxied.
 # status: one line per node (name, node id, role, pid, alive or not, port); exit 0 when all four are alive.
 # stop: SIGTERM to the brokers, then to the controller, SIGKILL after the timeout; nodes already dead are
 # reported and skipped. Processes are found only through the pid files of the run directory, and a pid is
@@ -29,7 +33,7 @@ brokers=(broker-1 broker-2 broker-3)
 usage() {
     cat <<'EOF'
 usage: cluster.sh start  [--dir DIR] [--base-port N] [--heap SIZE] [--timeout SECS]
-                         [--cluster-id ID] [--broker-config KEY=VALUE]...
+                         [--cluster-id ID] [--broker-config KEY=VALUE]... [--proxy-base-port P]
        cluster.sh status [--dir DIR]
        cluster.sh stop   [--dir DIR] [--timeout SECS]
 
@@ -40,6 +44,9 @@ usage: cluster.sh start  [--dir DIR] [--base-port N] [--heap SIZE] [--timeout SE
   --timeout SECS     start: how long to wait for the cluster (default 90); stop: per node (default 30)
   --cluster-id ID    KRaft cluster id, 22 characters of URL-safe base64 (default a fixed one)
   --broker-config K=V  added to every broker's properties (overrides the defaults); repeatable
+  --proxy-base-port P  broker N advertises its client listener as 127.0.0.1:P+N (regroup drive's proxy
+                     listens there and forwards to the broker's port); inter-broker traffic uses an
+                     INTERNAL listener on base+10+N
 EOF
 }
 
@@ -258,15 +265,24 @@ write_properties() { # dir node base_port
         echo "process.roles=$(node_role "$node")"
         echo "controller.quorum.bootstrap.servers=127.0.0.1:$cport"
         echo "controller.listener.names=CONTROLLER"
-        echo "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT"
+        echo "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT${proxy_base:+,INTERNAL:PLAINTEXT}"
         echo "log.dirs=$dir/$node/data"
         if [ "$node" = controller ]; then
             echo "listeners=CONTROLLER://127.0.0.1:$port"
             echo "advertised.listeners=CONTROLLER://127.0.0.1:$port"
+        elif [ -n "$proxy_base" ]; then
+            # Clients reach the broker through regroup drive's proxy, which it advertises; brokers
+            # replicate over INTERNAL, which is not proxied (a network fault of a client host must
+            # not cut the brokers off from each other).
+            echo "listeners=PLAINTEXT://127.0.0.1:$port,INTERNAL://127.0.0.1:$((base + 10 + id))"
+            echo "advertised.listeners=PLAINTEXT://127.0.0.1:$((proxy_base + id)),INTERNAL://127.0.0.1:$((base + 10 + id))"
+            echo "inter.broker.listener.name=INTERNAL"
         else
             echo "listeners=PLAINTEXT://127.0.0.1:$port"
             echo "advertised.listeners=PLAINTEXT://127.0.0.1:$port"
             echo "inter.broker.listener.name=PLAINTEXT"
+        fi
+        if [ "$node" != controller ]; then
             echo "# The simulator's default cluster: 3 __consumer_offsets partitions, replicated on all 3 brokers."
             echo "offsets.topic.num.partitions=3"
             echo "offsets.topic.replication.factor=3"
@@ -293,6 +309,7 @@ cmd_start() {
     local dir="" base="${REAL_KAFKA_BASE_PORT:-19090}" heap=512m timeout=90
     local cluster_id="cmVncm91cC1yZWFsLWthZg" # base64url of the 16 bytes "regroup-real-kaf"
     broker_overrides=()
+    proxy_base=""
     while [ $# -gt 0 ]; do
         case "$1" in
             --dir) [ $# -ge 2 ] || bad_args "--dir needs a value"; dir="$2"; shift 2 ;;
@@ -300,6 +317,7 @@ cmd_start() {
             --heap) [ $# -ge 2 ] || bad_args "--heap needs a value"; heap="$2"; shift 2 ;;
             --timeout) [ $# -ge 2 ] || bad_args "--timeout needs a value"; timeout="$2"; shift 2 ;;
             --cluster-id) [ $# -ge 2 ] || bad_args "--cluster-id needs a value"; cluster_id="$2"; shift 2 ;;
+            --proxy-base-port) [ $# -ge 2 ] || bad_args "--proxy-base-port needs a value"; proxy_base="$2"; shift 2 ;;
             --broker-config)
                 [ $# -ge 2 ] || bad_args "--broker-config needs KEY=VALUE"
                 [[ "$2" =~ ^[A-Za-z0-9._-]+=.*$ ]] || bad_args "--broker-config wants KEY=VALUE, not '$2'"
@@ -313,6 +331,17 @@ cmd_start() {
     [[ "$heap" =~ ^[1-9][0-9]*[kKmMgG]$ ]] || bad_args "--heap must look like 512m or 1g, not '$heap'"
     [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || bad_args "--timeout must be a positive whole number of seconds, not '$timeout'"
     [[ "$cluster_id" =~ ^[A-Za-z0-9_-]{22}$ ]] || bad_args "--cluster-id must be 22 characters of URL-safe base64, not '$cluster_id'"
+    if [ -n "$proxy_base" ]; then
+        [[ "$proxy_base" =~ ^[0-9]+$ ]] && [ "$proxy_base" -ge 1024 ] && [ "$proxy_base" -le 65532 ] ||
+            bad_args "--proxy-base-port must be a number from 1024 to 65532, not '$proxy_base'"
+        [ "$base" -le 65522 ] || bad_args "--base-port must leave room for the INTERNAL listeners (base+11..13)"
+        local p
+        for p in $((proxy_base + 1)) $((proxy_base + 2)) $((proxy_base + 3)); do
+            case " $base $((base + 1)) $((base + 2)) $((base + 3)) $((base + 11)) $((base + 12)) $((base + 13)) " in
+                *" $p "*) bad_args "--proxy-base-port $proxy_base: port $p is one of the cluster's own" ;;
+            esac
+        done
+    fi
 
     if [ -n "$dir" ] && [ -e "$dir" ] && [ -n "$(ls -A "$dir" 2>/dev/null)" ]; then
         bad_args "--dir $dir exists and is not empty (start wants a fresh directory)"
@@ -333,6 +362,14 @@ cmd_start() {
             fail "port 127.0.0.1:$port (for $node) is already in use; stop the other cluster or pass --base-port"
         fi
     done
+    if [ -n "$proxy_base" ]; then
+        for node in "${brokers[@]}"; do
+            port=$((base + 10 + $(node_id "$node")))
+            if port_open "$port"; then
+                fail "port 127.0.0.1:$port (INTERNAL listener of $node) is already in use; pass another --base-port"
+            fi
+        done
+    fi
 
     if [ -z "$dir" ]; then
         mkdir -p "$here/run"
@@ -345,6 +382,7 @@ cmd_start() {
         echo "BASE_PORT=$base"
         echo "CLUSTER_ID=$cluster_id"
         echo "HEAP=$heap"
+        echo "PROXY_BASE_PORT=$proxy_base"
     } >"$dir/cluster.env"
 
     # From here on, whatever goes wrong (or an interrupt) stops the nodes this start launched.
@@ -402,6 +440,10 @@ cmd_start() {
     started_at="$(date +%s)"
     deadline=$((started_at + timeout))
     bootstrap="127.0.0.1:$((base + 1)),127.0.0.1:$((base + 2)),127.0.0.1:$((base + 3))"
+    # The readiness check asks the brokers' own (INTERNAL) addresses when the client ones are proxied:
+    # nothing listens on the proxies yet.
+    local ready_bootstrap="$bootstrap"
+    [ -z "$proxy_base" ] || ready_bootstrap="127.0.0.1:$((base + 11)),127.0.0.1:$((base + 12)),127.0.0.1:$((base + 13))"
     while :; do
         for node in "${nodes[@]}"; do
             if ! node_alive "$dir" "$node"; then
@@ -415,7 +457,7 @@ cmd_start() {
             # The brokers the cluster lists as unfenced: ClusterTool list-endpoints prints
             # "ID HOST PORT RACK STATE ENDPOINT_TYPE" rows, STATE being fenced or unfenced.
             unfenced="$(TOOL_TIMEOUT=30 tool_java org.apache.kafka.tools.ClusterTool list-endpoints \
-                --bootstrap-server "$bootstrap" 2>>"$dir/readiness.log" | tee "$dir/readiness.out" | awk '$5 == "unfenced" && $6 == "broker" { print $1 }' | sort -u | tr '\n' ' ' || true)"
+                --bootstrap-server "$ready_bootstrap" 2>>"$dir/readiness.log" | tee "$dir/readiness.out" | awk '$5 == "unfenced" && $6 == "broker" { print $1 }' | sort -u | tr '\n' ' ' || true)"
             if [ "$unfenced" = "1 2 3 " ]; then
                 break
             fi
@@ -437,6 +479,12 @@ cmd_start() {
     echo "run directory: $dir"
     echo "bootstrap servers: $bootstrap"
     echo "controller: 127.0.0.1:$base"
+    if [ -n "$proxy_base" ]; then
+        local b proxies=""
+        for b in 1 2 3; do proxies="$proxies --proxy 127.0.0.1:$((proxy_base + b))=127.0.0.1:$((base + b))"; done
+        echo "advertised (regroup drive's proxies): 127.0.0.1:$((proxy_base + 1)),127.0.0.1:$((proxy_base + 2)),127.0.0.1:$((proxy_base + 3))"
+        echo "drive arguments: --bootstrap 127.0.0.1:$((proxy_base + 1))$proxies"
+    fi
 }
 
 on_start_exit() {

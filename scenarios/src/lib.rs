@@ -8,6 +8,7 @@ pub mod catalogue;
 pub mod conformance;
 pub mod consumer_assign_cli;
 pub mod coverage;
+pub mod drive_cli;
 pub mod html;
 pub mod run;
 pub mod run_cli;

@@ -39,6 +39,8 @@ enum Command {
     Bugs(scenarios::bugs_cli::BugsArgs),
     /// Measure how the simulator finds each Kafka bug switch, targeted and blind (see docs/bug-zoo.md).
     Zoo(scenarios::zoo_cli::ZooArgs),
+    /// Run a scenario's clients and faults against a real cluster, in real time (see docs/real-kafka.md).
+    Drive(scenarios::drive_cli::DriveArgs),
     /// Run a one-node cluster on real TCP for Kafka clients (see docs/broker.md).
     Serve(scenarios::serve_cli::ServeArgs),
     /// Inspect the Kafka wire format: sample frames of any api regroup serves, decode frames.
@@ -62,6 +64,7 @@ fn main() {
         Some(Command::Bugs(args)) => std::process::exit(scenarios::bugs_cli::run(&args)),
         Some(Command::Zoo(args)) => std::process::exit(scenarios::zoo_cli::run(&args)),
         Some(Command::Bench(args)) => std::process::exit(scenarios::bench_cli::run(&args)),
+        Some(Command::Drive(args)) => std::process::exit(scenarios::drive_cli::run(&args)),
         Some(Command::Serve(args)) => std::process::exit(scenarios::serve_cli::run(&args)),
         Some(Command::Wire(args)) => std::process::exit(scenarios::wire_cli::run(args)),
         Some(Command::Conformance(args)) => std::process::exit(scenarios::conformance::run(&args)),

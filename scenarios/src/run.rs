@@ -35,6 +35,9 @@ pub struct ScenarioRun {
     /// The command that replays this run when the seed alone does not (a shrunk case: `regroup
     /// replay FILE`); `None`: `regroup run SCENARIO --seed N`.
     pub replay_with: Option<String>,
+    /// A run in real time against a real cluster (`regroup drive`): its times are wall-clock
+    /// ms, and its trace hash names this run only (nothing replays it byte for byte).
+    pub driven: bool,
 }
 
 /// What a run amounts to once its violations are classified ([`sim::known`]).
@@ -133,7 +136,34 @@ fn run_prepared(
     options.keep_events = true;
     options.record_assignments = crate::assignor_oracle::enabled();
     let heal_ms = prepared.schedule.heal_ms();
-    let mut outcome = run(prepared.spec, prepared.schedule.clone(), &options)?;
+    let outcome = run(prepared.spec, prepared.schedule.clone(), &options)?;
+    Ok(judge(
+        scenario,
+        seed,
+        outcome,
+        heal_ms,
+        prepared.swarm,
+        bugs,
+        keep_log,
+        false,
+    ))
+}
+
+/// A finished run of `scenario` (simulated or driven) judged: its violations, then the scenario's
+/// expectations (every scheduled fault injected, if it says so) and its own check on the event
+/// log; the snapshot summary. `keep_log` false drops the log afterwards; `driven`: a run of
+/// `regroup drive` (see [`View::driven`]).
+#[allow(clippy::too_many_arguments)]
+pub fn judge(
+    scenario: &Scenario,
+    seed: u64,
+    mut outcome: RunOutcome,
+    heal_ms: u64,
+    swarm: Option<SwarmOptions>,
+    bugs: KafkaBugs,
+    keep_log: bool,
+    driven: bool,
+) -> ScenarioRun {
     let mut violations = outcome.violations.clone();
     let calls = std::mem::take(&mut outcome.assignor_calls);
     if let Some(v) = crate::assignor_oracle::check(&calls) {
@@ -162,6 +192,7 @@ fn run_prepared(
         let view = View {
             outcome: &outcome,
             heal_ms,
+            driven,
         };
         if let Err(detail) = (scenario.check)(&view) {
             violations.push(Violation::new(
@@ -175,18 +206,19 @@ fn run_prepared(
     if !keep_log {
         outcome.log = Vec::new();
     }
-    Ok(ScenarioRun {
+    ScenarioRun {
         scenario: scenario.name,
         seed,
-        swarm: prepared.swarm,
+        swarm,
         outcome,
         violations,
         determinism: None,
         replay_with: None,
+        driven,
         summary,
         heal_ms,
         bugs,
-    })
+    }
 }
 
 /// Runs `scenario` twice with `seed` and compares the trace hashes.
@@ -334,10 +366,16 @@ impl ScenarioRun {
                 o.convergence_bound_ms as f64 / 1000.0
             );
         }
+        let clock = if self.driven { "driven" } else { "simulated" };
+        let trace = if self.driven {
+            "trace of this run only"
+        } else {
+            "trace"
+        };
         if self.passed() {
             let _ = writeln!(
                 s,
-                "PASSED: {:.3} s simulated, {} events, trace {}",
+                "PASSED: {:.3} s {clock}, {} events, {trace} {}",
                 o.sim_ms as f64 / 1000.0,
                 o.events,
                 o.trace_hash
@@ -378,7 +416,7 @@ impl ScenarioRun {
             }
             let _ = writeln!(
                 s,
-                "{:.3} s simulated, {} events, trace {}",
+                "{:.3} s {clock}, {} events, {trace} {}",
                 o.sim_ms as f64 / 1000.0,
                 o.events,
                 o.trace_hash

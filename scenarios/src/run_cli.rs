@@ -46,27 +46,39 @@ pub struct RunArgs {
     pub assignor_oracle: bool,
 }
 
-pub fn run(args: &RunArgs) -> i32 {
-    sim::logging::init();
-    let Some(scenario) = catalogue::find(&args.scenario) else {
-        eprintln!(
-            "regroup run: no scenario named {:?}; known scenarios:",
-            args.scenario
-        );
+/// The scenario `name` of the catalogue (or a demo) and the seed `--seed` gives (decimal or
+/// 0x-hex; default the scenario's own). On an unknown name or a bad seed it prints the reason
+/// (and the known names) as `regroup CMD: ...` and gives the exit status 2.
+pub fn scenario_and_seed(
+    cmd: &str,
+    name: &str,
+    seed: Option<&str>,
+) -> Result<(catalogue::Scenario, u64), i32> {
+    let Some(scenario) = catalogue::find(name) else {
+        eprintln!("regroup {cmd}: no scenario named {name:?}; known scenarios:");
         for s in catalogue::all().into_iter().chain(catalogue::demos()) {
             eprintln!("  {}", s.name);
         }
-        return 2;
+        return Err(2);
     };
-    let seed = match &args.seed {
+    let seed = match seed {
         None => scenario.default_seed,
         Some(text) => match sim::seed::parse_seed(text) {
             Some(s) => s,
             None => {
-                eprintln!("regroup run: --seed {text:?} is not a u64 (decimal or 0x-hex)");
-                return 2;
+                eprintln!("regroup {cmd}: --seed {text:?} is not a u64 (decimal or 0x-hex)");
+                return Err(2);
             }
         },
+    };
+    Ok((scenario, seed))
+}
+
+pub fn run(args: &RunArgs) -> i32 {
+    sim::logging::init();
+    let (scenario, seed) = match scenario_and_seed("run", &args.scenario, args.seed.as_deref()) {
+        Ok(found) => found,
+        Err(status) => return status,
     };
     if args.assignor_oracle
         && let Err(e) = crate::assignor_oracle::enable_default()

@@ -31,6 +31,10 @@ pub struct ServeArgs {
     /// Address of the client listener (`host:port`; port 0 picks a free port).
     #[arg(long, default_value = "127.0.0.1:9092")]
     pub listen: String,
+    /// The address the broker advertises in Metadata and FindCoordinator answers (`host:port`;
+    /// default: the listener's). `regroup drive` puts its proxy there.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub advertise: Option<String>,
     /// A topic to create at startup, `NAME:PARTITIONS` (repeatable).
     #[arg(long = "topic", value_name = "NAME:PARTITIONS")]
     pub topics: Vec<String>,
@@ -61,6 +65,12 @@ pub fn plan(args: &ServeArgs) -> Result<ServePlan, String> {
     };
     // One broker: the offsets topic cannot have more replicas.
     plan.broker.offsets_topic_replication_factor = 1;
+    if let Some(a) = &args.advertise {
+        let (host, port) = protocol::net::split_host_port(a)
+            .filter(|(h, p)| !h.is_empty() && *p > 0)
+            .ok_or_else(|| format!("--advertise {a:?}: expected HOST:PORT"))?;
+        plan.broker.advertised = Some((host.to_string(), port));
+    }
     for kv in &args.configs {
         let (key, value) = kv
             .split_once('=')
@@ -214,9 +224,14 @@ async fn serve(mut plan: ServePlan) -> Result<(), String> {
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+    let advertised = if broker.addr() == broker.listen_addr() {
+        String::new()
+    } else {
+        format!(", advertised as {}", broker.addr())
+    };
     println!(
-        "regroup serve: listening on {} (cluster id {}, node 1)",
-        broker.addr(),
+        "regroup serve: listening on {} (cluster id {}, node 1{advertised})",
+        broker.listen_addr(),
         plan.controller.cluster_id
     );
     let _ = std::io::stdout().flush();
@@ -242,6 +257,7 @@ mod tests {
     fn args(configs: &[&str], topics: &[&str]) -> ServeArgs {
         ServeArgs {
             listen: "127.0.0.1:0".into(),
+            advertise: None,
             topics: topics.iter().map(|s| s.to_string()).collect(),
             configs: configs.iter().map(|s| s.to_string()).collect(),
         }
@@ -286,6 +302,14 @@ mod tests {
                 .contains("NAME:PARTITIONS")
         );
         assert!(plan(&args(&[], &["orders:0"])).is_err());
+        let mut a = args(&[], &[]);
+        a.advertise = Some("127.0.0.1:29092".into());
+        assert_eq!(
+            plan(&a).unwrap().broker.advertised,
+            Some(("127.0.0.1".to_string(), 29092))
+        );
+        a.advertise = Some("nope".into());
+        assert!(plan(&a).unwrap_err().contains("HOST:PORT"));
         assert!(
             plan(&args(&[], &["bad topic:1"]))
                 .unwrap_err()

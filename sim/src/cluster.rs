@@ -22,6 +22,7 @@ use members::classic::{Consumer, ConsumerConfig};
 use members::streams::{StateDirectory, StreamsConfig, StreamsProcess};
 use protocol::messages::create_topics_request::CreatableTopic;
 use protocol::messages::{CreateTopicsRequest, StrBytes, TopicName};
+use protocol::net::Net;
 use protocol::{ErrorCode, Response};
 use rand::RngCore;
 use tokio::sync::Notify;
@@ -329,62 +330,21 @@ impl Cluster {
     }
 
     fn add_admin(&mut self) {
-        let topics: Vec<AdminCommand> = self
-            .spec
-            .topics
-            .iter()
-            .map(|t| AdminCommand::CreateTopic {
-                name: t.name.clone(),
-                partitions: t.partitions,
-                replication_factor: t
-                    .replication_factor
-                    .unwrap_or_else(|| self.spec.brokers.min(3) as i16),
-            })
-            .collect();
-        let queue = self.admin.clone();
-        let notify = self.admin_notify.clone();
-        let ready = self.ready.clone();
-        let hub = self.hub.clone();
-        let brokers = self.bootstrap();
+        let ctx = AdminContext {
+            topics: scenario_topics(&self.spec, self.spec.brokers.min(3) as i16),
+            queue: self.admin.clone(),
+            notify: self.admin_notify.clone(),
+            ready: self.ready.clone(),
+            hub: self.hub.clone(),
+            bootstrap: self.bootstrap(),
+            controller: Some(format!("{CONTROLLER_HOST}:{CONTROLLER_PORT}")),
+        };
         let seed = self.seed;
         let starts = Rc::new(Cell::new(0u64));
         self.sim.host(ADMIN_HOST, move || {
             starts.set(starts.get() + 1);
             let rng = seed::rng(seed, &format!("admin/incarnation/{}", starts.get()));
-            let (topics, queue, notify, ready, hub, brokers) = (
-                topics.clone(),
-                queue.clone(),
-                notify.clone(),
-                ready.clone(),
-                hub.clone(),
-                brokers.clone(),
-            );
-            async move {
-                let observer = hub.client_observer(ADMIN_HOST);
-                let mut admin =
-                    AdminClient::new(TurmoilNet::new(), brokers, rng, observer, hub.clone());
-                if !ready.get() {
-                    let names: Vec<String> = topics
-                        .iter()
-                        .filter_map(|t| match t {
-                            AdminCommand::CreateTopic { name, .. } => Some(name.clone()),
-                            _ => None,
-                        })
-                        .collect();
-                    for t in &topics {
-                        admin.run(t).await;
-                    }
-                    ready.set(true);
-                    hub.harness(ADMIN_HOST, HarnessEvent::TopicsCreated { topics: names });
-                }
-                loop {
-                    let next = queue.borrow_mut().pop_front();
-                    match next {
-                        Some(cmd) => admin.run(&cmd).await,
-                        None => notify.notified().await,
-                    }
-                }
-            }
+            run_admin_host(TurmoilNet::new(), ctx.clone(), rng)
         });
         self.hosts.push(ADMIN_HOST.to_string());
     }
@@ -398,93 +358,25 @@ impl Cluster {
     fn add_streams_process(&mut self, app: &StreamsAppSpec, index: usize) {
         let host = process_host(&app.application_id, index);
         let control = ProcessControl::default();
-        let state_dir =
-            StateDirectory::new(&mut seed::rng(self.seed, &format!("state-dir/{host}")));
-        let mut config = StreamsConfig::new(app.application_id.clone(), app.topology.clone())
-            .with_threads(app.threads);
-        if app.static_membership {
-            config = config.with_instance_id(format!("{}-{index}", app.application_id));
-        }
-        if app.application_server {
-            config = config.with_application_server(host.clone(), 8080);
-        }
-        if let Some(ms) = app.revocation_latency_ms.get(&index) {
-            config.revocation_latency_ms = *ms;
-        }
-        if let Some(epoch) = app.topology_epochs.get(&index) {
-            config.topology.epoch = *epoch;
-        }
+        let state_dir = process_state_dir(self.seed, &host);
+        let config = streams_config(app, index, &host);
         let dormant = app.dormant.contains(&index);
-        config.max_poll_interval_ms = app.max_poll_interval_ms;
-        config.commit_interval_ms = app.commit_interval_ms;
-        config.request_timeout_ms = app.request_timeout_ms;
-        config.default_api_timeout_ms = app.request_timeout_ms * 2;
-        let ctx = ProcessContext {
-            host: host.clone(),
-            seed: self.seed,
-            ready: self.ready.clone(),
-            hub: self.hub.clone(),
-            control: control.clone(),
-            incarnations: Rc::new(Cell::new(0)),
-            bootstrap: self.bootstrap(),
-        };
+        let ctx = ProcessContext::new(
+            &host,
+            self.seed,
+            self.ready.clone(),
+            self.hub.clone(),
+            control.clone(),
+            self.bootstrap(),
+        );
         self.sim.host(host.as_str(), move || {
-            let ctx = ctx.clone();
-            let (config, state_dir) = (config.clone(), state_dir.clone());
-            async move {
-                ctx.wait_ready().await;
-                let observer = ctx.hub.client_observer(&ctx.host);
-                let net = TurmoilNet::new();
-                let start = |ctx: &ProcessContext| {
-                    let mut rng = ctx.next_incarnation();
-                    StreamsProcess::start(
-                        net.clone(),
-                        ctx.bootstrap.clone(),
-                        config.clone(),
-                        state_dir.clone(),
-                        &ctx.host,
-                        &mut rng,
-                        observer.clone(),
-                    )
-                };
-                // A dormant process waits for its first start; after that, restarts start it at once.
-                let mut process = (!dormant || ctx.incarnations.get() > 0).then(|| start(&ctx));
-                loop {
-                    for cmd in ctx.control.drain() {
-                        match cmd {
-                            ProcessCommand::StallHeartbeats { thread, stalled } => {
-                                if let Some(p) = &process {
-                                    p.stall_heartbeats(thread, stalled);
-                                }
-                            }
-                            // The streams protocol assigns at the coordinator.
-                            ProcessCommand::StallAssignment { .. } => {}
-                            ProcessCommand::Stop => {
-                                if let Some(p) = process.take() {
-                                    p.stop().await;
-                                    ctx.hub.harness(
-                                        &ctx.host,
-                                        HarnessEvent::ProcessStopped {
-                                            process: ctx.host.clone(),
-                                        },
-                                    );
-                                }
-                            }
-                            ProcessCommand::Start => {
-                                if process.is_none() {
-                                    process = Some(start(&ctx));
-                                }
-                            }
-                            ProcessCommand::ShutdownApplication => {
-                                if let Some(p) = &process {
-                                    p.request_shutdown_application();
-                                }
-                            }
-                        }
-                    }
-                    ctx.control.notify.notified().await;
-                }
-            }
+            run_streams_host(
+                TurmoilNet::new(),
+                ctx.clone(),
+                config.clone(),
+                state_dir.clone(),
+                dormant,
+            )
         });
         self.hosts.push(host.clone());
         self.processes.insert(
@@ -501,101 +393,18 @@ impl Cluster {
     fn add_classic_process(&mut self, group: &ClassicGroupSpec, index: usize) {
         let host = process_host(&group.group_id, index);
         let control = ProcessControl::default();
-        let configs: Vec<ConsumerConfig> = (0..group.consumers_per_process)
-            .map(|n| {
-                let topics: Vec<&str> = group.topics.iter().map(String::as_str).collect();
-                let mut c = ConsumerConfig::new(
-                    group.group_id.clone(),
-                    format!("{host}-consumer-{n}"),
-                    &topics,
-                )
-                .with_assignors(group.assignors_of.get(&index).unwrap_or(&group.assignors));
-                if let Some(id) = group.instance_id(index, n) {
-                    c = c.with_instance_id(id);
-                }
-                c.session_timeout_ms = group.session_timeout_ms;
-                c.heartbeat_interval_ms = group.heartbeat_interval_ms;
-                c.max_poll_interval_ms = group.max_poll_interval_ms;
-                c.auto_commit_interval_ms = group.auto_commit_interval_ms;
-                c.request_timeout_ms = group.request_timeout_ms;
-                c.default_api_timeout_ms = group.request_timeout_ms * 2;
-                c
-            })
-            .collect();
+        let configs = consumer_configs(group, index, &host);
         let dormant = group.dormant.contains(&index);
-        let ctx = ProcessContext {
-            host: host.clone(),
-            seed: self.seed,
-            ready: self.ready.clone(),
-            hub: self.hub.clone(),
-            control: control.clone(),
-            incarnations: Rc::new(Cell::new(0)),
-            bootstrap: self.bootstrap(),
-        };
+        let ctx = ProcessContext::new(
+            &host,
+            self.seed,
+            self.ready.clone(),
+            self.hub.clone(),
+            control.clone(),
+            self.bootstrap(),
+        );
         self.sim.host(host.as_str(), move || {
-            let ctx = ctx.clone();
-            let configs = configs.clone();
-            async move {
-                ctx.wait_ready().await;
-                let observer = ctx.hub.client_observer(&ctx.host);
-                let net = TurmoilNet::new();
-                let start = |ctx: &ProcessContext| {
-                    let mut rng = ctx.next_incarnation();
-                    configs
-                        .iter()
-                        .enumerate()
-                        .map(|(n, c)| {
-                            Consumer::start(
-                                net.clone(),
-                                ctx.bootstrap.clone(),
-                                c.clone(),
-                                &format!("{}/consumer-{n}", ctx.host),
-                                &mut rng,
-                                observer.clone(),
-                            )
-                        })
-                        .collect::<Vec<_>>()
-                };
-                let mut consumers = (!dormant || ctx.incarnations.get() > 0).then(|| start(&ctx));
-                loop {
-                    for cmd in ctx.control.drain() {
-                        match cmd {
-                            ProcessCommand::StallHeartbeats { thread, stalled } => {
-                                for (n, c) in consumers.iter().flatten().enumerate() {
-                                    if thread.is_none_or(|t| t == n + 1) {
-                                        c.stall_heartbeats(stalled);
-                                    }
-                                }
-                            }
-                            ProcessCommand::StallAssignment { stalled } => {
-                                for c in consumers.iter().flatten() {
-                                    c.stall_assignment(stalled);
-                                }
-                            }
-                            ProcessCommand::Stop => {
-                                if let Some(cs) = consumers.take() {
-                                    for c in cs {
-                                        c.close().await;
-                                    }
-                                    ctx.hub.harness(
-                                        &ctx.host,
-                                        HarnessEvent::ProcessStopped {
-                                            process: ctx.host.clone(),
-                                        },
-                                    );
-                                }
-                            }
-                            ProcessCommand::Start => {
-                                if consumers.is_none() {
-                                    consumers = Some(start(&ctx));
-                                }
-                            }
-                            ProcessCommand::ShutdownApplication => {}
-                        }
-                    }
-                    ctx.control.notify.notified().await;
-                }
-            }
+            run_classic_host(TurmoilNet::new(), ctx.clone(), configs.clone(), dormant)
         });
         self.hosts.push(host.clone());
         self.processes.insert(
@@ -646,9 +455,267 @@ impl Cluster {
     }
 }
 
-/// What a process host's factory needs (cloned into every incarnation).
+/// The state directory of process host `host` (its process id), the same in every incarnation.
+pub fn process_state_dir(seed: u64, host: &str) -> StateDirectory {
+    StateDirectory::new(&mut seed::rng(seed, &format!("state-dir/{host}")))
+}
+
+/// The Kafka Streams configuration of process `index` (host `host`) of `app`.
+pub fn streams_config(app: &StreamsAppSpec, index: usize, host: &str) -> StreamsConfig {
+    let mut config = StreamsConfig::new(app.application_id.clone(), app.topology.clone())
+        .with_threads(app.threads);
+    if app.static_membership {
+        config = config.with_instance_id(format!("{}-{index}", app.application_id));
+    }
+    if app.application_server {
+        config = config.with_application_server(host.to_string(), 8080);
+    }
+    if let Some(ms) = app.revocation_latency_ms.get(&index) {
+        config.revocation_latency_ms = *ms;
+    }
+    if let Some(epoch) = app.topology_epochs.get(&index) {
+        config.topology.epoch = *epoch;
+    }
+    config.max_poll_interval_ms = app.max_poll_interval_ms;
+    config.commit_interval_ms = app.commit_interval_ms;
+    config.request_timeout_ms = app.request_timeout_ms;
+    config.default_api_timeout_ms = app.request_timeout_ms * 2;
+    config
+}
+
+/// The consumers' configurations of process `index` (host `host`) of classic group `group`.
+pub fn consumer_configs(group: &ClassicGroupSpec, index: usize, host: &str) -> Vec<ConsumerConfig> {
+    (0..group.consumers_per_process)
+        .map(|n| {
+            let topics: Vec<&str> = group.topics.iter().map(String::as_str).collect();
+            let mut c = ConsumerConfig::new(
+                group.group_id.clone(),
+                format!("{host}-consumer-{n}"),
+                &topics,
+            )
+            .with_assignors(group.assignors_of.get(&index).unwrap_or(&group.assignors));
+            if let Some(id) = group.instance_id(index, n) {
+                c = c.with_instance_id(id);
+            }
+            c.session_timeout_ms = group.session_timeout_ms;
+            c.heartbeat_interval_ms = group.heartbeat_interval_ms;
+            c.max_poll_interval_ms = group.max_poll_interval_ms;
+            c.auto_commit_interval_ms = group.auto_commit_interval_ms;
+            c.request_timeout_ms = group.request_timeout_ms;
+            c.default_api_timeout_ms = group.request_timeout_ms * 2;
+            c
+        })
+        .collect()
+}
+
+/// What a host's software returns (turmoil's host result).
+pub type HostResult = Result<(), Box<dyn std::error::Error>>;
+
+/// The software of a streams process host, one incarnation: waits until the scenario's topics
+/// exist, starts the process (unless it is dormant and was never started), then carries out the
+/// driver's commands ([`ProcessCommand`]) for ever. The simulator runs it on turmoil, `regroup
+/// drive` on real TCP.
+pub async fn run_streams_host<N: Net>(
+    net: N,
+    ctx: ProcessContext,
+    config: StreamsConfig,
+    state_dir: StateDirectory,
+    dormant: bool,
+) -> HostResult {
+    ctx.wait_ready().await;
+    let observer = ctx.hub.client_observer(&ctx.host);
+    let start = |ctx: &ProcessContext| {
+        let mut rng = ctx.next_incarnation();
+        StreamsProcess::start(
+            net.clone(),
+            ctx.bootstrap.clone(),
+            config.clone(),
+            state_dir.clone(),
+            &ctx.host,
+            &mut rng,
+            observer.clone(),
+        )
+    };
+    // A dormant process waits for its first start; after that, restarts start it at once.
+    let mut process = (!dormant || ctx.incarnations.get() > 0).then(|| start(&ctx));
+    loop {
+        for cmd in ctx.control.drain() {
+            match cmd {
+                ProcessCommand::StallHeartbeats { thread, stalled } => {
+                    if let Some(p) = &process {
+                        p.stall_heartbeats(thread, stalled);
+                    }
+                }
+                // The streams protocol assigns at the coordinator.
+                ProcessCommand::StallAssignment { .. } => {}
+                ProcessCommand::Stop => {
+                    if let Some(p) = process.take() {
+                        p.stop().await;
+                        ctx.hub.harness(
+                            &ctx.host,
+                            HarnessEvent::ProcessStopped {
+                                process: ctx.host.clone(),
+                            },
+                        );
+                    }
+                }
+                ProcessCommand::Start => {
+                    if process.is_none() {
+                        process = Some(start(&ctx));
+                    }
+                }
+                ProcessCommand::ShutdownApplication => {
+                    if let Some(p) = &process {
+                        p.request_shutdown_application();
+                    }
+                }
+            }
+        }
+        ctx.control.notify.notified().await;
+    }
+}
+
+/// The software of a classic consumer process host, one incarnation (see [`run_streams_host`]).
+pub async fn run_classic_host<N: Net>(
+    net: N,
+    ctx: ProcessContext,
+    configs: Vec<ConsumerConfig>,
+    dormant: bool,
+) -> HostResult {
+    ctx.wait_ready().await;
+    let observer = ctx.hub.client_observer(&ctx.host);
+    let start = |ctx: &ProcessContext| {
+        let mut rng = ctx.next_incarnation();
+        configs
+            .iter()
+            .enumerate()
+            .map(|(n, c)| {
+                Consumer::start(
+                    net.clone(),
+                    ctx.bootstrap.clone(),
+                    c.clone(),
+                    &format!("{}/consumer-{n}", ctx.host),
+                    &mut rng,
+                    observer.clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut consumers = (!dormant || ctx.incarnations.get() > 0).then(|| start(&ctx));
+    loop {
+        for cmd in ctx.control.drain() {
+            match cmd {
+                ProcessCommand::StallHeartbeats { thread, stalled } => {
+                    for (n, c) in consumers.iter().flatten().enumerate() {
+                        if thread.is_none_or(|t| t == n + 1) {
+                            c.stall_heartbeats(stalled);
+                        }
+                    }
+                }
+                ProcessCommand::StallAssignment { stalled } => {
+                    for c in consumers.iter().flatten() {
+                        c.stall_assignment(stalled);
+                    }
+                }
+                ProcessCommand::Stop => {
+                    if let Some(cs) = consumers.take() {
+                        for c in cs {
+                            c.close().await;
+                        }
+                        ctx.hub.harness(
+                            &ctx.host,
+                            HarnessEvent::ProcessStopped {
+                                process: ctx.host.clone(),
+                            },
+                        );
+                    }
+                }
+                ProcessCommand::Start => {
+                    if consumers.is_none() {
+                        consumers = Some(start(&ctx));
+                    }
+                }
+                ProcessCommand::ShutdownApplication => {}
+            }
+        }
+        ctx.control.notify.notified().await;
+    }
+}
+
+/// The scenario's topics, as the admin host creates them before the processes start
+/// (`default_rf`: the replication factor of a topic that names none).
+pub fn scenario_topics(spec: &ClusterSpec, default_rf: i16) -> Vec<AdminCommand> {
+    spec.topics
+        .iter()
+        .map(|t| AdminCommand::CreateTopic {
+            name: t.name.clone(),
+            partitions: t.partitions,
+            replication_factor: t.replication_factor.unwrap_or(default_rf),
+        })
+        .collect()
+}
+
+/// What the admin host's software needs (cloned into every incarnation).
 #[derive(Clone)]
-struct ProcessContext {
+pub struct AdminContext {
+    /// The scenario's topics ([`scenario_topics`]), created before anything else.
+    pub topics: Vec<AdminCommand>,
+    /// The driver's commands, carried out one after another.
+    pub queue: Rc<RefCell<VecDeque<AdminCommand>>>,
+    pub notify: Rc<Notify>,
+    /// Set once the topics exist: the processes start then.
+    pub ready: Rc<Cell<bool>>,
+    pub hub: Hub,
+    /// The brokers (`host:port`).
+    pub bootstrap: Vec<String>,
+    /// The controller (`host:port`), for the stale broker heartbeats it sends.
+    pub controller: Option<String>,
+}
+
+/// The admin host's software, one incarnation: creates the scenario's topics (once), then
+/// carries out the queued [`AdminCommand`]s for ever.
+pub async fn run_admin_host<N: Net>(
+    net: N,
+    ctx: AdminContext,
+    rng: rand_chacha::ChaCha8Rng,
+) -> HostResult {
+    let AdminContext {
+        topics,
+        queue,
+        notify,
+        ready,
+        hub,
+        bootstrap,
+        controller,
+    } = ctx;
+    let observer = hub.client_observer(ADMIN_HOST);
+    let mut admin = AdminClient::new(net, bootstrap, controller, rng, observer, hub.clone());
+    if !ready.get() {
+        let names: Vec<String> = topics
+            .iter()
+            .filter_map(|t| match t {
+                AdminCommand::CreateTopic { name, .. } => Some(name.clone()),
+                _ => None,
+            })
+            .collect();
+        for t in &topics {
+            admin.run(t).await;
+        }
+        ready.set(true);
+        hub.harness(ADMIN_HOST, HarnessEvent::TopicsCreated { topics: names });
+    }
+    loop {
+        let next = queue.borrow_mut().pop_front();
+        match next {
+            Some(cmd) => admin.run(&cmd).await,
+            None => notify.notified().await,
+        }
+    }
+}
+
+/// What a process host's software needs (cloned into every incarnation).
+#[derive(Clone)]
+pub struct ProcessContext {
     host: String,
     seed: u64,
     ready: Rc<Cell<bool>>,
@@ -659,6 +726,27 @@ struct ProcessContext {
 }
 
 impl ProcessContext {
+    /// The context of process host `host`: `ready` says when the scenario's topics exist,
+    /// `control` carries the driver's commands, `bootstrap` lists the brokers (`host:port`).
+    pub fn new(
+        host: &str,
+        seed: u64,
+        ready: Rc<Cell<bool>>,
+        hub: Hub,
+        control: ProcessControl,
+        bootstrap: Vec<String>,
+    ) -> Self {
+        Self {
+            host: host.to_string(),
+            seed,
+            ready,
+            hub,
+            control,
+            incarnations: Rc::new(Cell::new(0)),
+            bootstrap,
+        }
+    }
+
     async fn wait_ready(&self) {
         while !self.ready.get() {
             tokio::time::sleep(Duration::from_millis(10)).await;
@@ -682,20 +770,22 @@ impl ProcessContext {
 
 /// The admin host's clients: CreateTopics through any broker (retried until it succeeds), group
 /// administration through Kafka's admin model, and a raw connection to the controller.
-struct AdminClient {
-    net: TurmoilNet,
+struct AdminClient<N: Net> {
+    net: N,
     brokers: Vec<String>,
-    clients: Vec<RpcClient<TurmoilNet>>,
+    controller: Option<String>,
+    clients: Vec<RpcClient<N>>,
     next: usize,
     rng: rand_chacha::ChaCha8Rng,
     observer: Rc<dyn members::Observer>,
     hub: Hub,
 }
 
-impl AdminClient {
+impl<N: Net> AdminClient<N> {
     fn new(
-        net: TurmoilNet,
+        net: N,
         brokers: Vec<String>,
+        controller: Option<String>,
         rng: rand_chacha::ChaCha8Rng,
         observer: Rc<dyn members::Observer>,
         hub: Hub,
@@ -707,6 +797,7 @@ impl AdminClient {
         Self {
             net,
             brokers,
+            controller,
             clients,
             next: 0,
             rng,
@@ -715,7 +806,7 @@ impl AdminClient {
         }
     }
 
-    fn group_admin(&mut self) -> members::admin::Admin<TurmoilNet> {
+    fn group_admin(&mut self) -> members::admin::Admin<N> {
         members::admin::Admin::new(
             self.net.clone(),
             self.brokers.clone(),
@@ -788,11 +879,15 @@ impl AdminClient {
                 admin.close();
             }
             AdminCommand::StaleBrokerHeartbeat { broker, epoch } => {
-                let controller = RpcClient::new(
-                    self.net.clone(),
-                    format!("{CONTROLLER_HOST}:{CONTROLLER_PORT}"),
-                    "regroup-admin",
-                );
+                let Some(controller) = self.controller.clone() else {
+                    tracing::info!(
+                        broker,
+                        epoch,
+                        "no controller to send a stale broker heartbeat to"
+                    );
+                    return;
+                };
+                let controller = RpcClient::new(self.net.clone(), controller, "regroup-admin");
                 let request = protocol::messages::BrokerHeartbeatRequest::default()
                     .with_broker_id(protocol::messages::BrokerId(*broker))
                     .with_broker_epoch(*epoch);
@@ -846,8 +941,8 @@ impl AdminClient {
 }
 
 /// Runs one group administration call and turns its answer into the log's form.
-async fn group_admin_call(
-    admin: &members::admin::Admin<TurmoilNet>,
+async fn group_admin_call<N: Net>(
+    admin: &members::admin::Admin<N>,
     group: &str,
     streams: bool,
     call: &GroupAdminCall,
@@ -931,7 +1026,7 @@ fn error_name(code: i16) -> &'static str {
         .name()
 }
 
-fn describe_classic_view(
+pub(crate) fn describe_classic_view(
     g: &protocol::messages::describe_groups_response::DescribedGroup,
 ) -> DescribedGroupView {
     let mut members: Vec<DescribedMemberView> = g
@@ -964,7 +1059,7 @@ fn describe_classic_view(
     }
 }
 
-fn describe_streams_view(
+pub(crate) fn describe_streams_view(
     g: &protocol::messages::streams_group_describe_response::DescribedGroup,
 ) -> DescribedGroupView {
     let mut members: Vec<DescribedMemberView> = g
@@ -1003,7 +1098,7 @@ fn describe_streams_view(
     }
 }
 
-fn validate(spec: &ClusterSpec) -> Result<(), SetupError> {
+pub fn validate(spec: &ClusterSpec) -> Result<(), SetupError> {
     let err = |m: String| Err(SetupError(m));
     if spec.brokers == 0 {
         return err("a cluster needs at least one broker".into());
@@ -1050,18 +1145,10 @@ fn validate(spec: &ClusterSpec) -> Result<(), SetupError> {
     Ok(())
 }
 
-/// The configuration every broker shares (node-specific fields are set per broker).
-fn broker_config_template(spec: &ClusterSpec) -> Result<BrokerConfig, SetupError> {
-    let mut config = BrokerConfig::new(
-        0,
-        format!("0.0.0.0:{BROKER_PORT}"),
-        format!("{CONTROLLER_HOST}:{CONTROLLER_PORT}"),
-    );
-    config.offsets_topic_partitions = spec.offsets_partitions;
-    config.offsets_topic_replication_factor = spec.offsets_rf();
-    config.shard.kafka_bugs = spec.kafka_bugs.clone();
-    // Simulated groups use short timeouts; let the brokers accept them unless the scenario says
-    // otherwise.
+/// The broker configs a scenario's groups need beyond Kafka's defaults (each unless the scenario
+/// sets it): simulated groups use short timeouts, so the brokers' lower bounds come down to them
+/// (never above Kafka's own bounds).
+pub fn scenario_broker_defaults(spec: &ClusterSpec) -> Vec<(&'static str, String)> {
     let min_session = spec
         .streams_apps
         .iter()
@@ -1087,6 +1174,47 @@ fn broker_config_template(spec: &ClusterSpec) -> Result<BrokerConfig, SetupError
             h.min(5_000).to_string(),
         ));
     }
+    defaults
+        .into_iter()
+        .filter(|(k, _)| !spec.broker_configs.contains_key(*k))
+        .collect()
+}
+
+/// The group configs (Kafka's GROUP resource names) a streams application's group is given: the
+/// application's session timeout, heartbeat interval, standby replicas and initial rebalance
+/// delay.
+pub fn streams_group_configs(app: &StreamsAppSpec) -> [(&'static str, String); 4] {
+    [
+        (
+            "streams.session.timeout.ms",
+            app.session_timeout_ms.to_string(),
+        ),
+        (
+            "streams.heartbeat.interval.ms",
+            app.heartbeat_interval_ms.to_string(),
+        ),
+        (
+            "streams.num.standby.replicas",
+            app.num_standby_replicas.to_string(),
+        ),
+        (
+            "streams.initial.rebalance.delay.ms",
+            app.initial_rebalance_delay_ms.to_string(),
+        ),
+    ]
+}
+
+/// The configuration every broker shares (node-specific fields are set per broker).
+fn broker_config_template(spec: &ClusterSpec) -> Result<BrokerConfig, SetupError> {
+    let mut config = BrokerConfig::new(
+        0,
+        format!("0.0.0.0:{BROKER_PORT}"),
+        format!("{CONTROLLER_HOST}:{CONTROLLER_PORT}"),
+    );
+    config.offsets_topic_partitions = spec.offsets_partitions;
+    config.offsets_topic_replication_factor = spec.offsets_rf();
+    config.shard.kafka_bugs = spec.kafka_bugs.clone();
+    let defaults = scenario_broker_defaults(spec);
     for (k, v) in defaults {
         if !spec.broker_configs.contains_key(k) {
             config
@@ -1107,25 +1235,7 @@ fn broker_config_template(spec: &ClusterSpec) -> Result<BrokerConfig, SetupError
         }
     }
     for app in &spec.streams_apps {
-        let overrides = [
-            (
-                "streams.session.timeout.ms",
-                app.session_timeout_ms.to_string(),
-            ),
-            (
-                "streams.heartbeat.interval.ms",
-                app.heartbeat_interval_ms.to_string(),
-            ),
-            (
-                "streams.num.standby.replicas",
-                app.num_standby_replicas.to_string(),
-            ),
-            (
-                "streams.initial.rebalance.delay.ms",
-                app.initial_rebalance_delay_ms.to_string(),
-            ),
-        ];
-        for (k, v) in overrides {
+        for (k, v) in streams_group_configs(app) {
             if let Some(Err(e)) =
                 coordinator::streams::config::validate_group_config(&config.shard.streams, k, &v)
             {

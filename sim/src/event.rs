@@ -104,6 +104,16 @@ pub enum HarnessEvent {
     LivenessPhase { deadline_ms: i64 },
     /// A group converged.
     Converged { group: String, epoch: i32 },
+    /// `regroup drive`'s observer described a group otherwise than the last time: its state, its
+    /// epochs (streams: group and target assignment epoch; classic: -1, DescribeGroups has no
+    /// generation) and how many members it has. Never logged by the simulator.
+    GroupDescribed {
+        group: String,
+        state: String,
+        epoch: i32,
+        assignment_epoch: i32,
+        members: usize,
+    },
     /// The admin client's answer to a [`crate::faults::GroupAdminCall`] on `group`.
     AdminAnswered {
         group: String,

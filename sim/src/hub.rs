@@ -43,6 +43,8 @@ struct Inner {
     coverage: Tracker,
     /// Effective assignment interval (ms) per streams group ([`Hub::new`]).
     assignment_intervals: BTreeMap<String, i64>,
+    /// The clock of harness events; `None`: the simulated time ([`sim_now_ms`]).
+    clock: Option<Rc<dyn Fn() -> i64>>,
 }
 
 /// The shared log. Cloning shares it.
@@ -72,7 +74,37 @@ impl Hub {
             violation: None,
             coverage: Tracker::default(),
             assignment_intervals,
+            clock: None,
         })))
+    }
+
+    /// The log of a run against a cluster whose internals the harness cannot read (`regroup
+    /// drive`): no broker logs, so no committed records; the checks that judge the clients
+    /// against the committed state stand down ([`Checker::observed_only`]). `clock`: ms since the
+    /// run started, the time of harness events.
+    pub fn observed(keep_events: bool, clock: Rc<dyn Fn() -> i64>) -> Self {
+        let hub = Hub::new(Vec::new(), keep_events, BTreeMap::new());
+        {
+            let mut inner = hub.0.borrow_mut();
+            inner.clock = Some(clock);
+            inner.checker.observed_only = true;
+        }
+        hub
+    }
+
+    /// Offsets may expire in this run (a retention is configured): the client-visible durability
+    /// check stands down ([`crate::invariants::observed::Observed::offsets_may_expire`]).
+    pub fn set_offsets_may_expire(&self, may: bool) {
+        self.0.borrow_mut().checker.observed.offsets_may_expire = may;
+    }
+
+    /// The time harness events are stamped with.
+    fn now_ms(&self) -> i64 {
+        let clock = self.0.borrow().clock.clone();
+        match clock {
+            Some(c) => c(),
+            None => sim_now_ms(),
+        }
     }
 
     /// An observer for the client models running on `host`.
@@ -109,7 +141,7 @@ impl Hub {
     }
 
     pub fn harness(&self, host: &str, event: HarnessEvent) {
-        let at_ms = sim_now_ms();
+        let at_ms = self.now_ms();
         let mut inner = self.0.borrow_mut();
         let checked = match &event {
             HarnessEvent::AdminAnswered {

@@ -13,12 +13,15 @@
 //! * [`known`]: Kafka 4.4.0's own behaviours that fail a check, each with its proof; sweeps and runs
 //!   report a violation that matches one as known instead of failing.
 //! * [`seed`]: one `u64` seed, one ChaCha8 stream per consumer of randomness.
+//! * [`drive`]: the same clients, faults, loop and checks in real time against a real cluster
+//!   (`regroup drive`).
 //! * [`logging`]: `tracing` output stamped with simulated time and host.
 
 pub mod assignor_log;
 pub mod bench;
 pub mod cluster;
 pub mod coverage;
+pub mod drive;
 pub mod event;
 pub mod faults;
 pub mod hub;

@@ -25,7 +25,7 @@ use protocol::{Api, Request};
 use serde_json::Value;
 
 use crate::event::AdminAnswer;
-use crate::net::TurmoilNet;
+use protocol::net::Net;
 
 /// One request line of a script.
 #[derive(Debug, Clone, PartialEq)]
@@ -179,8 +179,8 @@ impl Names {
 
 /// Sends `script`'s request lines in order through `admin`, giving each line's answer to `answer`.
 /// A script that does not parse is answered once, on line 0, with the reason.
-pub async fn run(
-    admin: &members::admin::Admin<TurmoilNet>,
+pub async fn run<N: Net>(
+    admin: &members::admin::Admin<N>,
     fallback_group: &str,
     script: &str,
     mut answer: impl FnMut(AdminAnswer),
@@ -229,8 +229,8 @@ pub async fn run(
     }
 }
 
-async fn send(
-    admin: &members::admin::Admin<TurmoilNet>,
+async fn send<N: Net>(
+    admin: &members::admin::Admin<N>,
     group: &str,
     request: Request,
     version: i16,

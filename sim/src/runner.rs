@@ -1,14 +1,18 @@
-//! Runs a cluster: steps turmoil, injects and heals the scheduled faults between steps, checks
-//! the step-level invariant (broker fencing) after every step, and after the final heal checks
+//! Runs a cluster: lets it run, injects and heals the scheduled faults between steps, runs the
+//! step-level checks (broker fencing) after every step, and after the final heal checks
 //! convergence until it holds or the bound passes. The first violation ends the run.
+//!
+//! The loop ([`run_on`]) is written once, over a [`Backend`]: the simulator's turmoil cluster
+//! ([`SimBackend`], stepped tick by tick in simulated time) or `crate::drive`'s real client
+//! processes on real TCP against an external cluster, in real time.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
 use crate::cluster::{
-    ADMIN_HOST, AdminCommand, CONTROLLER_HOST, Cluster, ProcessCommand, SetupError, broker_host,
-    broker_id_of, broker_session_timeout_ms, process_host,
+    ADMIN_HOST, AdminCommand, CONTROLLER_HOST, Cluster, ProcessCommand, ProcessInfo, SetupError,
+    broker_host, broker_id_of, broker_session_timeout_ms, process_host,
 };
 use crate::links::{self, LinkCall, LinkFaults};
 use coordinator::controller::AdminOp;
@@ -16,8 +20,10 @@ use coordinator::controller::AdminOp;
 use crate::coverage::RunCoverage;
 use crate::event::{FaultEvent, HarnessEvent, SimEvent};
 use crate::faults::{FaultKind, FaultSchedule, FaultWindow, HostRef};
-use crate::invariants::convergence::{self, Expectation};
+use crate::hub::Hub;
+use crate::invariants::convergence::{self, Expectation, NotConverged};
 use crate::invariants::{Invariant, Violation, brokers};
+use crate::model::Model;
 use crate::net::{EPOCH_MS, set_driver_now_ms};
 use crate::spec::ClusterSpec;
 
@@ -177,8 +183,71 @@ enum Action {
     Start(usize),
 }
 
-struct Driver {
-    cluster: Cluster,
+/// What the run loop needs from the cluster it runs against. The loop, the fault bookkeeping
+/// (windows, counts, heals, the final heal), the expectations, the convergence deadline and the
+/// outcome are one implementation ([`run_on`]); a backend supplies time, the hosts, and the
+/// faults' effects: the simulator's turmoil cluster ([`SimBackend`]), or real client processes on
+/// real TCP against an external cluster (`crate::drive`), which refuses (the fault is then
+/// skipped, with the reason) what it cannot do.
+pub trait Backend {
+    fn hub(&self) -> &Hub;
+    fn spec(&self) -> &ClusterSpec;
+    /// Every host, in registration order.
+    fn hosts(&self) -> &[String];
+    /// The brokers' host names (what [`HostRef::Brokers`] resolves to).
+    fn broker_hosts(&self) -> Vec<String>;
+    /// The member processes, by host.
+    fn processes(&self) -> &BTreeMap<String, ProcessInfo>;
+    /// The current time: ms since the run started (simulated, or real).
+    fn now_ms(&self) -> i64;
+    /// Whether faults of this kind can be applied at all (`Err`: why not).
+    fn supports(&self, _kind: &FaultKind) -> Result<(), String> {
+        Ok(())
+    }
+    /// Lets the cluster run up to (about) `until` ms; `acted`: the driver changed something since
+    /// the last call, so what it changed must be looked at soon.
+    fn advance(&mut self, acted: bool, until: i64) -> Result<(), String>;
+    /// The per-step checks after [`Backend::advance`] (the simulator reads the brokers' logs and
+    /// the controller's state).
+    fn after_step(&mut self, now: i64);
+    /// Whether link faults on these (from, to) host pairs can be applied (`Err`: why not).
+    fn links_applicable(&self, pairs: &[(String, String)]) -> Result<(), String>;
+    /// Makes link changes.
+    fn apply_links(&mut self, calls: Vec<LinkCall>);
+    /// Repairs and releases every link, with the cluster's latency and no failure rate.
+    fn heal_all_links(&mut self);
+    /// Whether `host` can be crashed (`Err`: why not).
+    fn crashable(&self, host: &str) -> Result<(), String>;
+    /// Crashes `host` (its software stops at once).
+    fn crash(&mut self, host: &str);
+    /// Starts a crashed or shut-down `host` again.
+    fn restart(&mut self, host: &str);
+    /// Broker `id` begins a controlled shutdown and stops once the controller lets it.
+    fn controlled_shutdown(&mut self, id: i32) -> Result<(), String>;
+    /// A controlled shutdown of `host` ends (before its restart).
+    fn controlled_shutdown_over(&mut self, host: &str);
+    /// Hands a topic change to the controller.
+    fn controller_admin(&mut self, op: AdminOp) -> Result<Vec<String>, String>;
+    /// Every broker epoch broker `id` has run with, oldest first.
+    fn broker_epochs(&self, id: i32) -> Vec<i64>;
+    /// Whether the admin host can send a BrokerHeartbeat to the controller (`Err`: why not).
+    fn controller_reachable(&self) -> Result<(), String>;
+    /// Queues a command for the admin host.
+    fn admin_command(&self, command: AdminCommand);
+    /// The replication factor of topics the faults create.
+    fn topic_replication_factor(&self) -> i16;
+    /// The broker leading `group`'s offsets partition now.
+    fn coordinator_of(&self, group: &str) -> Option<i32>;
+    /// The host of the process running the leader of classic group `group` now.
+    fn classic_leader_host(&self, group: &str) -> Result<String, String>;
+    /// Whether every group has converged to what `expectations` say.
+    fn converged(&self, expectations: &[Expectation]) -> Result<Vec<(String, i32)>, NotConverged>;
+    /// The groups at the end of the run.
+    fn groups(&self) -> Vec<GroupSummary>;
+}
+
+struct Driver<B: Backend> {
+    cluster: B,
     schedule: FaultSchedule,
     /// Hosts each active window resolved to.
     active: BTreeMap<usize, Vec<String>>,
@@ -188,15 +257,8 @@ struct Driver {
     assignment_stalled: BTreeSet<String>,
     stopped: BTreeSet<String>,
     faults: BTreeMap<String, FaultCount>,
-    /// Every broker epoch each broker has run with, oldest first.
-    broker_epochs: BTreeMap<i32, Vec<i64>>,
     /// The link faults in force, so overlapping ones compose ([`crate::links`]).
     links: LinkFaults,
-    /// When the last broker check would fail if the controller's state stayed as it was then
-    /// (simulated ms): the driver must look again by then.
-    brokers_fail_at: Option<i64>,
-    /// The harness's replay of the controller's metadata log (`partition-state`).
-    partition_states: crate::invariants::partitions::PartitionStates,
 }
 
 /// Builds `spec` and runs it under `schedule`.
@@ -205,6 +267,27 @@ pub fn run(
     schedule: FaultSchedule,
     options: &RunOptions,
 ) -> Result<RunOutcome, SetupError> {
+    let assignor_log = options
+        .record_assignments
+        .then(crate::assignor_log::AssignorLog::default);
+    let cluster = Cluster::build_with(
+        spec,
+        options.seed,
+        options.keep_events,
+        assignor_log.clone(),
+    )?;
+    let mut outcome = run_on(SimBackend::new(cluster), schedule, options);
+    if let Some(log) = assignor_log {
+        outcome.assignor_calls = crate::assignor_log::take(&log);
+    }
+    Ok(outcome)
+}
+
+/// Runs `cluster` under `schedule`: injects and heals the faults when their time comes, lets the
+/// cluster run in between, and after the final heal checks convergence until it holds or the
+/// bound passes. The first violation ends the run.
+pub fn run_on<B: Backend>(cluster: B, schedule: FaultSchedule, options: &RunOptions) -> RunOutcome {
+    let spec = cluster.spec().clone();
     let bound = options
         .convergence_bound_ms
         .unwrap_or_else(|| default_convergence_bound_ms(&spec));
@@ -219,15 +302,6 @@ pub fn run(
         e
     });
     let default_latency_ms = spec.latency.max_ms;
-    let assignor_log = options
-        .record_assignments
-        .then(crate::assignor_log::AssignorLog::default);
-    let cluster = Cluster::build_with(
-        spec,
-        options.seed,
-        options.keep_events,
-        assignor_log.clone(),
-    )?;
     let mut driver = Driver {
         cluster,
         schedule,
@@ -237,10 +311,7 @@ pub fn run(
         assignment_stalled: BTreeSet::new(),
         stopped: BTreeSet::new(),
         faults: BTreeMap::new(),
-        broker_epochs: BTreeMap::new(),
         links: LinkFaults::new(default_latency_ms),
-        brokers_fail_at: None,
-        partition_states: crate::invariants::partitions::PartitionStates::new(),
     };
     let mut actions: Vec<(u64, Action)> = Vec::new();
     let mut epilogue: Vec<usize> = Vec::new();
@@ -260,13 +331,12 @@ pub fn run(
     let mut heal_ms = driver.schedule.heal_ms() as i64;
     let mut since = "the final heal";
     let mut deadline = heal_ms + bound as i64;
-    let tick = driver.cluster.spec.tick_ms.max(1) as i64;
     let mut next_action = 0;
     let mut healed = false;
     let mut next_check = heal_ms;
     let mut converged_at = None;
     loop {
-        let now = driver.cluster.sim.elapsed().as_millis() as i64;
+        let now = driver.cluster.now_ms();
         set_driver_now_ms(now);
         let mut acted = false;
         while next_action < actions.len() && actions[next_action].0 as i64 <= now {
@@ -283,56 +353,40 @@ pub fn run(
             if !driver.schedule.is_empty() {
                 driver.heal_all(now);
             }
-            driver.cluster.hub.harness(
+            driver.cluster.hub().harness(
                 "sim",
                 HarnessEvent::LivenessPhase {
                     deadline_ms: deadline,
                 },
             );
         }
-        // Steps in which nothing at all would happen are skipped (turmoil's `Sim::skip_idle`: no
-        // task ready, no timer or delivery due), up to the step that ends when the driver next
-        // has something to do: a fault action, the heal, a convergence check, the end of the
-        // settle period, the time the broker check would fail. The driver's own work after each
-        // skipped step would find nothing new (it reads state only the hosts change) and is not
-        // done; after an action of its own it does not skip, since what the action changed is
-        // read after the next step.
-        if !acted {
-            let mut until = i64::MAX;
-            if let Some((at, _)) = actions.get(next_action) {
-                until = until.min(*at as i64);
-            }
-            if !healed {
-                until = until.min(heal_ms);
-            } else if converged_at.is_none() {
-                until = until.min(next_check);
-            }
-            if let Some(at) = converged_at {
-                until = until.min(at + options.settle_ms as i64);
-            }
-            if let Some(at) = driver.brokers_fail_at {
-                until = until.min(at);
-            }
-            // The step that ends at or after `until` is stepped; the ones before it may be skipped.
-            let steps = until.saturating_sub(now).saturating_add(tick - 1) / tick - 1;
-            if steps > 0 {
-                driver.cluster.sim.skip_idle(steps as u64);
-            }
+        // When the driver next has something to do: a fault action, the heal, a convergence
+        // check, the end of the settle period. (The simulator skips the steps before it in which
+        // nothing at all would happen: see `SimBackend::advance`.)
+        let mut until = i64::MAX;
+        if let Some((at, _)) = actions.get(next_action) {
+            until = until.min(*at as i64);
         }
-        if let Err(e) = driver.cluster.sim.step() {
-            driver.cluster.hub.violate(Violation::new(
+        if !healed {
+            until = until.min(heal_ms);
+        } else if converged_at.is_none() {
+            until = until.min(next_check);
+        }
+        if let Some(at) = converged_at {
+            until = until.min(at + options.settle_ms as i64);
+        }
+        if let Err(e) = driver.cluster.advance(acted, until) {
+            driver.cluster.hub().violate(Violation::new(
                 Invariant::HostFailure,
                 now,
                 format!("a host failed: {e}"),
             ));
             break;
         }
-        let now = driver.cluster.sim.elapsed().as_millis() as i64;
+        let now = driver.cluster.now_ms();
         set_driver_now_ms(now);
-        driver.cluster.hub.catch_up(now);
-        driver.check_brokers(now, tick);
-        driver.note_broker_epochs();
-        if driver.cluster.hub.violation().is_some() {
+        driver.cluster.after_step(now);
+        if driver.cluster.hub().violation().is_some() {
             break;
         }
         if let Some(at) = converged_at
@@ -348,10 +402,7 @@ pub fn run(
             if now < options.min_duration_ms as i64 && now <= deadline {
                 continue;
             }
-            let partitions = driver.cluster.topic_partitions();
-            let result = driver.cluster.hub.with_state(|model, checker| {
-                convergence::check(&expectations, model, checker, &partitions)
-            });
+            let result = driver.cluster.converged(&expectations);
             match result {
                 Ok(_) if !epilogue.is_empty() => {
                     // Converged before the epilogue: start it (once its time has come), then
@@ -364,7 +415,7 @@ pub fn run(
                         heal_ms = now;
                         since = "the epilogue";
                         deadline = now + bound as i64;
-                        driver.cluster.hub.harness(
+                        driver.cluster.hub().harness(
                             "sim",
                             HarnessEvent::LivenessPhase {
                                 deadline_ms: deadline,
@@ -377,7 +428,7 @@ pub fn run(
                         for (group, epoch) in groups {
                             driver
                                 .cluster
-                                .hub
+                                .hub()
                                 .harness("sim", HarnessEvent::Converged { group, epoch });
                         }
                         converged_at = Some(now);
@@ -388,7 +439,7 @@ pub fn run(
                 }
                 Err(reason) => {
                     if now > deadline {
-                        driver.cluster.hub.violate(
+                        driver.cluster.hub().violate(
                             Violation::new(
                                 Invariant::Convergence,
                                 now,
@@ -405,11 +456,11 @@ pub fn run(
             }
         }
     }
-    let sim_ms = driver.cluster.sim.elapsed().as_millis() as i64;
-    let hub = driver.cluster.hub.clone();
+    let sim_ms = driver.cluster.now_ms();
+    let hub = driver.cluster.hub().clone();
     let violations: Vec<Violation> = hub.violation().into_iter().collect();
-    let groups = summarize(&driver.cluster);
-    Ok(RunOutcome {
+    let groups = driver.cluster.groups();
+    RunOutcome {
         passed: violations.is_empty(),
         violations,
         trace_hash: hub.trace_hash(),
@@ -421,14 +472,16 @@ pub fn run(
         convergence_bound_ms: bound,
         log: hub.events(),
         coverage: hub.coverage(),
-        assignor_calls: assignor_log
-            .map(|log| crate::assignor_log::take(&log))
-            .unwrap_or_default(),
-    })
+        assignor_calls: Vec::new(),
+    }
 }
 
 /// What the groups converge to after `schedule` (its epilogue included or not).
-fn expectations(spec: &ClusterSpec, schedule: &FaultSchedule, epilogue: bool) -> Vec<Expectation> {
+pub fn expectations(
+    spec: &ClusterSpec,
+    schedule: &FaultSchedule,
+    epilogue: bool,
+) -> Vec<Expectation> {
     let windows: Vec<&FaultWindow> = schedule
         .windows
         .iter()
@@ -538,14 +591,14 @@ fn expectations(spec: &ClusterSpec, schedule: &FaultSchedule, epilogue: bool) ->
     e
 }
 
-impl Driver {
+impl<B: Backend> Driver<B> {
     fn count(&mut self, fault: &str) -> &mut FaultCount {
         self.faults.entry(fault.to_string()).or_default()
     }
 
     fn resolve(&self, r: &HostRef) -> Result<Vec<String>, String> {
         let known = |h: String| -> Result<Vec<String>, String> {
-            if self.cluster.hosts.contains(&h) {
+            if self.cluster.hosts().contains(&h) {
                 Ok(vec![h])
             } else {
                 Err(format!("no host {h}"))
@@ -556,23 +609,11 @@ impl Driver {
             HostRef::Controller => known(CONTROLLER_HOST.to_string()),
             HostRef::Broker(id) => known(broker_host(*id)),
             HostRef::Process { group, index } => known(process_host(group, *index)),
-            HostRef::ClassicLeaderOf(group) => {
-                let host = self.cluster.hub.with_state(|model, checker| {
-                    let leader = model.classic.get(group)?.leader.clone()?;
-                    checker
-                        .live_clients()
-                        .find(|(_, c)| c.member_id == leader)
-                        .map(|(_, c)| c.host.clone())
-                });
-                match host {
-                    Some(h) => known(h),
-                    None => Err(format!("group {group} has no running leader now")),
-                }
-            }
+            HostRef::ClassicLeaderOf(group) => known(self.cluster.classic_leader_host(group)?),
             HostRef::Group(group) => {
                 let hosts: Vec<String> = self
                     .cluster
-                    .processes
+                    .processes()
                     .values()
                     .filter(|p| p.group == *group)
                     .map(|p| p.host.clone())
@@ -583,9 +624,7 @@ impl Driver {
                     Ok(hosts)
                 }
             }
-            HostRef::Brokers => Ok((1..=self.cluster.spec.brokers as i32)
-                .map(broker_host)
-                .collect()),
+            HostRef::Brokers => Ok(self.cluster.broker_hosts()),
             HostRef::CoordinatorOf(group) => match self.cluster.coordinator_of(group) {
                 Some(id) => known(broker_host(id)),
                 None => Err(format!("group {group} has no coordinator now")),
@@ -607,7 +646,7 @@ impl Driver {
 
     fn others(&self, host: &str) -> Vec<String> {
         self.cluster
-            .hosts
+            .hosts()
             .iter()
             .filter(|h| *h != host && *h != ADMIN_HOST)
             .cloned()
@@ -626,6 +665,17 @@ impl Driver {
         out
     }
 
+    /// Every pair of `hosts` with each other host (isolations, pauses).
+    fn with_others(&self, hosts: &[String]) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for h in hosts {
+            for o in self.others(h) {
+                out.push((h.clone(), o));
+            }
+        }
+        out
+    }
+
     fn start(&mut self, i: usize, now: i64) {
         let kind = self.schedule.windows[i].kind.clone();
         let name = kind.name();
@@ -634,7 +684,7 @@ impl Driver {
                 tracing::info!(window = i, fault = name, hosts = ?hosts, "fault injected");
                 self.count(name).injected += 1;
                 self.active.insert(i, hosts.clone());
-                self.cluster.hub.fault(
+                self.cluster.hub().fault(
                     "sim",
                     now,
                     FaultEvent::Injected {
@@ -648,7 +698,7 @@ impl Driver {
             Err(reason) => {
                 tracing::info!(window = i, fault = name, %reason, "fault skipped");
                 self.count(name).skipped += 1;
-                self.cluster.hub.fault(
+                self.cluster.hub().fault(
                     "sim",
                     now,
                     FaultEvent::Skipped {
@@ -663,12 +713,7 @@ impl Driver {
 
     fn crash(&mut self, host: &str) {
         if self.down.insert(host.to_string()) {
-            self.cluster.sim.crash(host);
-            if host == CONTROLLER_HOST {
-                *self.cluster.controller.borrow_mut() = None;
-            } else if let Some(id) = broker_id_of(host) {
-                self.cluster.brokers.borrow_mut().remove(&id);
-            }
+            self.cluster.crash(host);
             self.stalled.remove(host);
             self.assignment_stalled.remove(host);
             self.stopped.remove(host);
@@ -677,7 +722,7 @@ impl Driver {
 
     fn restart(&mut self, host: &str) -> bool {
         if self.down.remove(host) {
-            self.cluster.sim.bounce(host);
+            self.cluster.restart(host);
             true
         } else {
             false
@@ -686,7 +731,7 @@ impl Driver {
 
     fn process(&self, host: &str) -> Result<crate::cluster::ProcessControl, String> {
         self.cluster
-            .processes
+            .processes()
             .get(host)
             .map(|p| p.control.clone())
             .ok_or_else(|| format!("{host} is not a member process"))
@@ -732,14 +777,17 @@ impl Driver {
     /// Applies one link change through the counts of [`LinkFaults`].
     fn link(&mut self, change: impl FnOnce(&mut LinkFaults) -> Vec<LinkCall>) {
         let calls = change(&mut self.links);
-        links::apply(&mut self.cluster.sim, calls);
+        self.cluster.apply_links(calls);
     }
 
     fn inject(&mut self, kind: &FaultKind) -> Result<Vec<String>, String> {
+        self.cluster.supports(kind)?;
         match kind {
             FaultKind::Partition { a, b } | FaultKind::Hold { a, b } => {
                 let (a, b) = (self.resolve_all(a)?, self.resolve_all(b)?);
-                for (x, y) in Self::pairs(&a, &b) {
+                let pairs = Self::pairs(&a, &b);
+                self.cluster.links_applicable(&pairs)?;
+                for (x, y) in pairs {
                     if matches!(kind, FaultKind::Hold { .. }) {
                         self.link(|l| l.hold(&x, &y));
                     } else {
@@ -750,31 +798,37 @@ impl Driver {
             }
             FaultKind::PartitionOneway { from, to } => {
                 let (a, b) = (self.resolve_all(from)?, self.resolve_all(to)?);
-                for (x, y) in Self::pairs(&a, &b) {
+                let pairs = Self::pairs(&a, &b);
+                self.cluster.links_applicable(&pairs)?;
+                for (x, y) in pairs {
                     self.link(|l| l.cut_oneway(&x, &y));
                 }
                 Ok([a, b].concat())
             }
             FaultKind::Latency { a, b, max_ms } => {
                 let (a, b) = (self.resolve_all(a)?, self.resolve_all(b)?);
-                for (x, y) in Self::pairs(&a, &b) {
+                let pairs = Self::pairs(&a, &b);
+                self.cluster.links_applicable(&pairs)?;
+                for (x, y) in pairs {
                     self.link(|l| l.add_latency(&x, &y, *max_ms));
                 }
                 Ok([a, b].concat())
             }
             FaultKind::FailRate { a, b, rate } => {
                 let (a, b) = (self.resolve_all(a)?, self.resolve_all(b)?);
-                for (x, y) in Self::pairs(&a, &b) {
+                let pairs = Self::pairs(&a, &b);
+                self.cluster.links_applicable(&pairs)?;
+                for (x, y) in pairs {
                     self.link(|l| l.add_fail_rate(&x, &y, *rate));
                 }
                 Ok([a, b].concat())
             }
             FaultKind::Isolate { host } => {
                 let hs = self.resolve(host)?;
-                for h in &hs {
-                    for o in self.others(h) {
-                        self.link(|l| l.cut(h, &o));
-                    }
+                let pairs = self.with_others(&hs);
+                self.cluster.links_applicable(&pairs)?;
+                for (h, o) in pairs {
+                    self.link(|l| l.cut(&h, &o));
                 }
                 Ok(hs)
             }
@@ -784,7 +838,14 @@ impl Driver {
                     return Err(format!("{h} is already down"));
                 }
                 for h in &hs {
-                    if matches!(kind, FaultKind::SilentDeath { .. }) {
+                    self.cluster.crashable(h)?;
+                }
+                let silent = matches!(kind, FaultKind::SilentDeath { .. });
+                if silent {
+                    self.cluster.links_applicable(&self.with_others(&hs))?;
+                }
+                for h in &hs {
+                    if silent {
                         for o in self.others(h) {
                             self.link(|l| l.cut(h, &o));
                         }
@@ -795,10 +856,10 @@ impl Driver {
             }
             FaultKind::Pause { host } => {
                 let hs = self.resolve(host)?;
-                for h in &hs {
-                    for o in self.others(h) {
-                        self.link(|l| l.hold(h, &o));
-                    }
+                let pairs = self.with_others(&hs);
+                self.cluster.links_applicable(&pairs)?;
+                for (h, o) in pairs {
+                    self.link(|l| l.hold(&h, &o));
                 }
                 Ok(hs)
             }
@@ -820,6 +881,11 @@ impl Driver {
                 if let Some(h) = hs.iter().find(|h| !h.starts_with("broker-")) {
                     return Err(format!("{h} is not a broker"));
                 }
+                let pairs: Vec<(String, String)> = hs
+                    .iter()
+                    .map(|h| (h.clone(), CONTROLLER_HOST.to_string()))
+                    .collect();
+                self.cluster.links_applicable(&pairs)?;
                 for h in &hs {
                     self.link(|l| l.cut(h, CONTROLLER_HOST));
                 }
@@ -832,7 +898,7 @@ impl Driver {
                 self.cluster.admin_command(AdminCommand::CreateTopic {
                     name: name.clone(),
                     partitions: *partitions,
-                    replication_factor: self.cluster.spec.brokers.min(3) as i16,
+                    replication_factor: self.cluster.topic_replication_factor(),
                 });
                 Ok(vec![ADMIN_HOST.to_string()])
             }
@@ -858,9 +924,7 @@ impl Driver {
                 if self.down.contains(&h[0]) {
                     return Err(format!("{} is already down", h[0]));
                 }
-                let handle = self.cluster.brokers.borrow().get(&id).cloned();
-                let handle = handle.ok_or_else(|| format!("{} is not running", h[0]))?;
-                handle.begin_controlled_shutdown();
+                self.cluster.controlled_shutdown(id)?;
                 // The broker stops by itself once the controller lets it; the heal restarts it.
                 self.down.insert(h[0].clone());
                 Ok(h)
@@ -879,7 +943,8 @@ impl Driver {
             FaultKind::StaleBrokerHeartbeat { broker } => {
                 let h = self.resolve(broker)?;
                 let id = broker_id_of(&h[0]).ok_or_else(|| format!("{} is not a broker", h[0]))?;
-                let epochs = self.broker_epochs.get(&id).cloned().unwrap_or_default();
+                self.cluster.controller_reachable()?;
+                let epochs = self.cluster.broker_epochs(id);
                 if epochs.len() < 2 {
                     return Err(format!("{} has not re-registered yet", h[0]));
                 }
@@ -891,18 +956,20 @@ impl Driver {
                 Ok(vec![h[0].clone(), ADMIN_HOST.to_string()])
             }
             FaultKind::AddPartitions { topic, total } => {
-                self.controller_admin(AdminOp::CreatePartitions {
+                self.cluster.controller_admin(AdminOp::CreatePartitions {
                     topic: topic.clone(),
                     total: *total,
                 })
             }
-            FaultKind::DeleteTopic { name } => self.controller_admin(AdminOp::DeleteTopic {
-                topic: name.clone(),
-            }),
+            FaultKind::DeleteTopic { name } => {
+                self.cluster.controller_admin(AdminOp::DeleteTopic {
+                    topic: name.clone(),
+                })
+            }
             FaultKind::GroupAdmin { group, call } => {
                 let streams = self
                     .cluster
-                    .spec
+                    .spec()
                     .streams_apps
                     .iter()
                     .any(|a| a.application_id == *group);
@@ -913,32 +980,6 @@ impl Driver {
                 });
                 Ok(vec![ADMIN_HOST.to_string()])
             }
-        }
-    }
-
-    /// Remembers every broker epoch the running brokers have registered with.
-    fn note_broker_epochs(&mut self) {
-        let brokers = self.cluster.brokers.borrow();
-        for (id, handle) in brokers.iter() {
-            let epoch = handle.broker_epoch();
-            if epoch < 0 {
-                continue;
-            }
-            let seen = self.broker_epochs.entry(*id).or_default();
-            if seen.last() != Some(&epoch) {
-                seen.push(epoch);
-            }
-        }
-    }
-
-    /// Hands a topic change to the running controller (refused while it is down).
-    fn controller_admin(&self, op: AdminOp) -> Result<Vec<String>, String> {
-        match self.cluster.controller.borrow().as_ref() {
-            Some(c) => {
-                c.submit(op);
-                Ok(vec![CONTROLLER_HOST.to_string()])
-            }
-            None => Err("the controller is down".into()),
         }
     }
 
@@ -1044,10 +1085,7 @@ impl Driver {
                 self.release_processes(&hosts, ProcessCommand::Start, |r| &mut r.stopped)
             }
             FaultKind::ControlledShutdown { .. } => {
-                self.cluster
-                    .brokers
-                    .borrow_mut()
-                    .retain(|id, _| broker_host(*id) != hosts[0]);
+                self.cluster.controlled_shutdown_over(&hosts[0]);
                 self.restart(&hosts[0]);
             }
             FaultKind::CreateTopic { .. }
@@ -1062,7 +1100,7 @@ impl Driver {
         }
         tracing::info!(window = i, fault = name, hosts = ?hosts, "fault healed");
         self.count(name).healed += 1;
-        self.cluster.hub.fault(
+        self.cluster.hub().fault(
             "sim",
             now,
             FaultEvent::Healed {
@@ -1080,17 +1118,7 @@ impl Driver {
         for i in ids {
             self.heal(i, now);
         }
-        let hosts = self.cluster.hosts.clone();
-        let max = std::time::Duration::from_millis(self.cluster.spec.latency.max_ms);
-        for (i, x) in hosts.iter().enumerate() {
-            for y in &hosts[i + 1..] {
-                let sim = &mut self.cluster.sim;
-                sim.repair(x.as_str(), y.as_str());
-                sim.release(x.as_str(), y.as_str());
-                sim.set_link_max_message_latency(x.as_str(), y.as_str(), max);
-                sim.set_link_fail_rate(x.as_str(), y.as_str(), 0.0);
-            }
-        }
+        self.cluster.heal_all_links();
         let mut restarted = Vec::new();
         for h in self.down.clone() {
             if self.restart(&h) {
@@ -1115,8 +1143,50 @@ impl Driver {
         let stopped: Vec<String> = self.stopped.iter().cloned().collect();
         self.release_processes(&stopped, ProcessCommand::Start, |r| &mut r.stopped);
         self.cluster
-            .hub
+            .hub()
             .fault("sim", now, FaultEvent::AllHealed { restarted });
+    }
+}
+
+/// The simulator's backend: a turmoil cluster, stepped tick by tick in simulated time.
+pub struct SimBackend {
+    cluster: Cluster,
+    /// Every broker epoch each broker has run with, oldest first.
+    broker_epochs: BTreeMap<i32, Vec<i64>>,
+    /// When the last broker check would fail if the controller's state stayed as it was then
+    /// (simulated ms): the driver must look again by then.
+    brokers_fail_at: Option<i64>,
+    /// The harness's replay of the controller's metadata log (`partition-state`).
+    partition_states: crate::invariants::partitions::PartitionStates,
+}
+
+impl SimBackend {
+    pub fn new(cluster: Cluster) -> Self {
+        Self {
+            cluster,
+            broker_epochs: BTreeMap::new(),
+            brokers_fail_at: None,
+            partition_states: crate::invariants::partitions::PartitionStates::new(),
+        }
+    }
+
+    fn tick(&self) -> i64 {
+        self.cluster.spec.tick_ms.max(1) as i64
+    }
+
+    /// Remembers every broker epoch the running brokers have registered with.
+    fn note_broker_epochs(&mut self) {
+        let brokers = self.cluster.brokers.borrow();
+        for (id, handle) in brokers.iter() {
+            let epoch = handle.broker_epoch();
+            if epoch < 0 {
+                continue;
+            }
+            let seen = self.broker_epochs.entry(*id).or_default();
+            if seen.last() != Some(&epoch) {
+                seen.push(epoch);
+            }
+        }
     }
 
     /// Checks broker fencing now, and notes when the check would next fail if nothing changed.
@@ -1140,8 +1210,178 @@ impl Driver {
     }
 }
 
-fn summarize(cluster: &Cluster) -> Vec<GroupSummary> {
-    cluster.hub.with_state(|model, _| {
+impl Backend for SimBackend {
+    fn hub(&self) -> &Hub {
+        &self.cluster.hub
+    }
+
+    fn spec(&self) -> &ClusterSpec {
+        &self.cluster.spec
+    }
+
+    fn hosts(&self) -> &[String] {
+        &self.cluster.hosts
+    }
+
+    fn broker_hosts(&self) -> Vec<String> {
+        (1..=self.cluster.spec.brokers as i32)
+            .map(broker_host)
+            .collect()
+    }
+
+    fn processes(&self) -> &BTreeMap<String, ProcessInfo> {
+        &self.cluster.processes
+    }
+
+    fn now_ms(&self) -> i64 {
+        self.cluster.sim.elapsed().as_millis() as i64
+    }
+
+    fn advance(&mut self, acted: bool, until: i64) -> Result<(), String> {
+        // Steps in which nothing at all would happen are skipped (turmoil's `Sim::skip_idle`: no
+        // task ready, no timer or delivery due), up to the step that ends when the driver next
+        // has something to do, or when the broker check would fail. The driver's own work after
+        // each skipped step would find nothing new (it reads state only the hosts change) and is
+        // not done; after an action of its own it does not skip, since what the action changed
+        // is read after the next step.
+        if !acted {
+            let now = self.now_ms();
+            let tick = self.tick();
+            let until = match self.brokers_fail_at {
+                Some(at) => until.min(at),
+                None => until,
+            };
+            // The step that ends at or after `until` is stepped; the ones before it may be skipped.
+            let steps = until.saturating_sub(now).saturating_add(tick - 1) / tick - 1;
+            if steps > 0 {
+                self.cluster.sim.skip_idle(steps as u64);
+            }
+        }
+        self.cluster
+            .sim
+            .step()
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    fn after_step(&mut self, now: i64) {
+        self.cluster.hub.catch_up(now);
+        let tick = self.tick();
+        self.check_brokers(now, tick);
+        self.note_broker_epochs();
+    }
+
+    fn links_applicable(&self, _pairs: &[(String, String)]) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn apply_links(&mut self, calls: Vec<LinkCall>) {
+        links::apply(&mut self.cluster.sim, calls);
+    }
+
+    fn heal_all_links(&mut self) {
+        let hosts = self.cluster.hosts.clone();
+        let max = std::time::Duration::from_millis(self.cluster.spec.latency.max_ms);
+        for (i, x) in hosts.iter().enumerate() {
+            for y in &hosts[i + 1..] {
+                let sim = &mut self.cluster.sim;
+                sim.repair(x.as_str(), y.as_str());
+                sim.release(x.as_str(), y.as_str());
+                sim.set_link_max_message_latency(x.as_str(), y.as_str(), max);
+                sim.set_link_fail_rate(x.as_str(), y.as_str(), 0.0);
+            }
+        }
+    }
+
+    fn crashable(&self, _host: &str) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn crash(&mut self, host: &str) {
+        self.cluster.sim.crash(host);
+        if host == CONTROLLER_HOST {
+            *self.cluster.controller.borrow_mut() = None;
+        } else if let Some(id) = broker_id_of(host) {
+            self.cluster.brokers.borrow_mut().remove(&id);
+        }
+    }
+
+    fn restart(&mut self, host: &str) {
+        self.cluster.sim.bounce(host);
+    }
+
+    fn controlled_shutdown(&mut self, id: i32) -> Result<(), String> {
+        let handle = self.cluster.brokers.borrow().get(&id).cloned();
+        let handle = handle.ok_or_else(|| format!("{} is not running", broker_host(id)))?;
+        handle.begin_controlled_shutdown();
+        Ok(())
+    }
+
+    fn controlled_shutdown_over(&mut self, host: &str) {
+        self.cluster
+            .brokers
+            .borrow_mut()
+            .retain(|id, _| broker_host(*id) != host);
+    }
+
+    fn controller_admin(&mut self, op: AdminOp) -> Result<Vec<String>, String> {
+        match self.cluster.controller.borrow().as_ref() {
+            Some(c) => {
+                c.submit(op);
+                Ok(vec![CONTROLLER_HOST.to_string()])
+            }
+            None => Err("the controller is down".into()),
+        }
+    }
+
+    fn broker_epochs(&self, id: i32) -> Vec<i64> {
+        self.broker_epochs.get(&id).cloned().unwrap_or_default()
+    }
+
+    fn controller_reachable(&self) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn admin_command(&self, command: AdminCommand) {
+        self.cluster.admin_command(command);
+    }
+
+    fn topic_replication_factor(&self) -> i16 {
+        self.cluster.spec.brokers.min(3) as i16
+    }
+
+    fn coordinator_of(&self, group: &str) -> Option<i32> {
+        self.cluster.coordinator_of(group)
+    }
+
+    fn classic_leader_host(&self, group: &str) -> Result<String, String> {
+        self.cluster
+            .hub
+            .with_state(|model, checker| {
+                let leader = model.classic.get(group)?.leader.clone()?;
+                checker
+                    .live_clients()
+                    .find(|(_, c)| c.member_id == leader)
+                    .map(|(_, c)| c.host.clone())
+            })
+            .ok_or_else(|| format!("group {group} has no running leader now"))
+    }
+
+    fn converged(&self, expectations: &[Expectation]) -> Result<Vec<(String, i32)>, NotConverged> {
+        let partitions = self.cluster.topic_partitions();
+        self.cluster.hub.with_state(|model, checker| {
+            convergence::check(expectations, model, checker, &partitions)
+        })
+    }
+
+    fn groups(&self) -> Vec<GroupSummary> {
+        self.cluster.hub.with_state(|model, _| summarize(model))
+    }
+}
+
+/// The groups as `model` describes them (members with their epochs, tasks or partitions), sorted.
+pub fn summarize(model: &Model) -> Vec<GroupSummary> {
+    {
         let mut out = Vec::new();
         for (id, g) in model.streams.iter().filter(|(_, g)| g.exists) {
             let members = g
@@ -1198,7 +1438,7 @@ fn summarize(cluster: &Cluster) -> Vec<GroupSummary> {
         }
         out.sort_by(|a, b| a.group_id.cmp(&b.group_id));
         out
-    })
+    }
 }
 
 #[cfg(test)]

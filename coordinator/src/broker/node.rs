@@ -62,6 +62,8 @@ pub(crate) struct Node<N: Net> {
     pub storage: BrokerStorage,
     /// (host, port) advertised for the client listener.
     pub advertised: (String, u16),
+    /// The address the client listener is bound to (`ip:port`).
+    pub bound: String,
     pub core: RefCell<Core>,
     /// The clean-shutdown epoch read at start (PreviousBrokerEpoch), -1 if none.
     pub previous_broker_epoch: i64,
@@ -153,6 +155,11 @@ impl<N: Net> BrokerHandle<N> {
     /// The advertised client address `host:port`.
     pub fn addr(&self) -> String {
         format!("{}:{}", self.node.advertised.0, self.node.advertised.1)
+    }
+
+    /// The address the client listener is bound to (the advertised one may differ: a proxy).
+    pub fn listen_addr(&self) -> String {
+        self.node.bound.clone()
     }
 
     pub fn state(&self) -> BrokerState {
@@ -285,6 +292,7 @@ pub async fn start_broker<N: Net>(
         events,
         storage,
         advertised,
+        bound: bound.clone(),
         previous_broker_epoch,
         lifecycle_wakeup: Notify::new(),
         metadata_applied: Notify::new(),

@@ -142,9 +142,10 @@ pub fn scenarios() -> Vec<Scenario> {
         },
         Scenario {
             name: "classic-offsets-retention",
-            description: "dynamic consumers leave their group at 20 s; with a 1 minute offsets \
-                          retention its offsets are still there at 40 s and gone, with the \
-                          group, by 95 s",
+            description: "dynamic consumers leave their group at 20 s; its coordinator fails \
+                          over at 25 s (the new one loads the empty group, a consumer group \
+                          still); with a 1 minute offsets retention its offsets are still there at \
+                          40 s and gone, with the group, by 95 s",
             default_seed: 1,
             cluster: || {
                 ClusterSpec::default()
@@ -158,6 +159,7 @@ pub fn scenarios() -> Vec<Scenario> {
                     remove(20_000, GROUP, 0),
                     remove(20_000, GROUP, 1),
                     remove(20_000, GROUP, 2),
+                    crash_coordinator(25_000, GROUP, 5_000),
                     call(40_000, GROUP, GroupAdminCall::FetchOffsets),
                     call(40_100, GROUP, GroupAdminCall::List),
                     call(95_000, GROUP, GroupAdminCall::FetchOffsets),
@@ -780,6 +782,9 @@ fn retention_check(v: &View) -> Result<(), String> {
         format!("the members committed {last:?}")
     })?;
     a.offsets_exactly(&last)?;
+    // Listed after the fail-over: the empty group the new coordinator loaded from its GroupMetadata
+    // record keeps the record's protocol type (`ClassicGroup.fromRecord`).
+    v.injected("crash")?;
     a.listed_exactly(&[(GROUP, "classic", "consumer", "Empty")])?;
     a.offsets_exactly(&BTreeMap::new())?;
     a.listed_exactly(&[])?;
@@ -787,10 +792,9 @@ fn retention_check(v: &View) -> Result<(), String> {
     a.done()
 }
 
-/// The expiration of an empty streams group's offsets and then of the group
-/// (`GroupCoordinatorShard.cleanupGroupMetadata` over streams groups too: the offsets go a
-/// retention after their commit, then the group, which is empty, with them; the tombstones survive
-/// fail-over).
+/// The expiration of an empty streams group's offsets and then of the group: Kafka's periodic
+/// clean-up covers streams groups too (the offsets go a retention after their commit, then the
+/// group, which is empty, with them; the tombstones survive fail-over).
 fn streams_retention_check(v: &View) -> Result<(), String> {
     let hosts = hosts(APP, 2);
     let mut a = Answers::of(v, APP);

@@ -16,6 +16,10 @@ pub struct View<'a> {
     pub outcome: &'a RunOutcome,
     /// When the last fault window ended (simulated ms).
     pub heal_ms: u64,
+    /// A run of `regroup drive` against a real cluster: the log has no committed records, so the
+    /// epochs and generations a check asks for are what the clients and drive's observer saw
+    /// ([`View::observed_epochs`]).
+    pub driven: bool,
 }
 
 /// `Err(message)` unless `cond`.
@@ -71,8 +75,43 @@ impl<'a> View<'a> {
             .ok_or_else(|| format!("group {group} is not in the final state"))
     }
 
-    /// Every committed epoch of a streams group (time, epoch), consecutive duplicates dropped.
+    /// In a driven run, the epochs (streams) or generations (classic) of `group` as they were
+    /// seen, in time order, each only when higher than every one before (the committed epoch
+    /// never goes down): a streams group's epoch as drive's observer described it and as its
+    /// members moved to it; a classic group's generations its consumers got an assignment in
+    /// (DescribeGroups has no generation). Bumps that no description caught and no member reached
+    /// are missing.
+    pub fn observed_epochs(&self, group: &str, streams: bool) -> Vec<(i64, i32)> {
+        let mut out: Vec<(i64, i32)> = Vec::new();
+        for e in self.log() {
+            let epoch = match &e.kind {
+                SimEventKind::Harness(HarnessEvent::GroupDescribed {
+                    group: g, epoch, ..
+                }) if g == group && streams => Some(*epoch),
+                SimEventKind::Client { client, kind, .. } if client.group_id == group => match kind
+                {
+                    ClientKind::EpochChanged { to, .. } if streams => Some(*to),
+                    ClientKind::OwnedPartitions { generation, .. } if !streams => Some(*generation),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(epoch) = epoch
+                && epoch > 0
+                && out.last().is_none_or(|(_, last)| epoch > *last)
+            {
+                out.push((e.at_ms, epoch));
+            }
+        }
+        out
+    }
+
+    /// Every committed epoch of a streams group (time, epoch), consecutive duplicates dropped
+    /// (in a driven run: [`View::observed_epochs`]).
     pub fn streams_epochs(&self, group: &str) -> Vec<(i64, i32)> {
+        if self.driven {
+            return self.observed_epochs(group, true);
+        }
         let mut out: Vec<(i64, i32)> = Vec::new();
         for e in self.log() {
             if let SimEventKind::Record {
@@ -93,8 +132,11 @@ impl<'a> View<'a> {
     }
 
     /// Every committed generation of a classic group (time, generation), consecutive duplicates
-    /// dropped.
+    /// dropped (in a driven run: [`View::observed_epochs`]).
     pub fn generations(&self, group: &str) -> Vec<(i64, i32)> {
+        if self.driven {
+            return self.observed_epochs(group, false);
+        }
         let mut out: Vec<(i64, i32)> = Vec::new();
         for e in self.log() {
             if let SimEventKind::Record {

@@ -14,8 +14,15 @@ pub struct Server {
 
 impl Server {
     pub fn start(extra: &[&str]) -> Server {
+        let mut args = vec!["--topic", "orders:3"];
+        args.extend_from_slice(extra);
+        Self::start_bare(&args)
+    }
+
+    /// Starts the binary with only `--listen 127.0.0.1:0` and `extra`.
+    pub fn start_bare(extra: &[&str]) -> Server {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_regroup"));
-        cmd.args(["serve", "--listen", "127.0.0.1:0", "--topic", "orders:3"])
+        cmd.args(["serve", "--listen", "127.0.0.1:0"])
             .args(extra)
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())

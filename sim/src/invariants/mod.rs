@@ -22,6 +22,7 @@ pub mod commits;
 pub mod convergence;
 pub mod durability;
 pub mod epochs;
+pub mod observed;
 pub mod ownership;
 pub mod partitions;
 
@@ -178,6 +179,14 @@ pub struct Checker {
     pub coordinator_loaded_by: BTreeMap<i32, String>,
     /// Whether an admin client ever sent a LeaveGroup (static members removed by instance id).
     pub admin_left: bool,
+    /// No committed state is known (`regroup drive`: the brokers' logs are out of reach), so the
+    /// checks that judge a client against it (ownership against the coordinator's members,
+    /// accepted commits against the written ones, fetched offsets against the committed ones)
+    /// stand down; the checks of what the clients alone show still run.
+    pub observed_only: bool,
+    /// The client-visible forms of ownership, fenced commits and durability, judged instead when
+    /// `observed_only`.
+    pub observed: observed::Observed,
 }
 
 impl Checker {
@@ -218,6 +227,9 @@ impl Checker {
         model: &mut Model,
     ) -> Result<(), Violation> {
         if client.kind == ClientKind::Admin || client.kind == ClientKind::Raw {
+            if self.observed_only {
+                self.observed.on_admin(kind);
+            }
             if matches!(
                 kind,
                 ClientEvent::RequestSent {
@@ -339,6 +351,28 @@ impl Checker {
             _ => {}
         }
         let fetch_sent = state.last_fetch_sent_ms;
+        if self.observed_only {
+            self.observed.on_client(at_ms, client, member_id, kind)?;
+            let out = match kind {
+                ClientEvent::Fenced { .. }
+                | ClientEvent::Fatal { .. }
+                | ClientEvent::TasksLost { .. }
+                | ClientEvent::PartitionsLost { .. }
+                | ClientEvent::LeaveSent { .. } => true,
+                ClientEvent::StateChanged { to, .. } => {
+                    matches!(*to, "FENCED" | "FATAL" | "STALE" | "UNSUBSCRIBED")
+                }
+                _ => false,
+            };
+            if out {
+                self.observed.out_of_group(&client.name);
+            }
+            if let ClientEvent::OffsetsFetched { offsets } = kind {
+                let sent = fetch_sent.unwrap_or(at_ms);
+                self.observed
+                    .fetched(at_ms, &client.group_id, &client.name, sent, offsets)?;
+            }
+        }
         let from_broker = state.epoch_broker.clone();
         let to_broker = state.last_join_broker.clone();
         if client.kind == ClientKind::Consumer
@@ -397,6 +431,13 @@ impl Checker {
             ClientEvent::Fenced { error, epoch } => {
                 answers::check_fenced(at_ms, client.kind, &client.name, member_id, *error, *epoch)
             }
+            // Without committed state (`observed_only`) there is no write to match a commit to
+            // and no committed offset to compare a fetch with.
+            ClientEvent::CommitAccepted { .. } | ClientEvent::OffsetsFetched { .. }
+                if self.observed_only =>
+            {
+                Ok(())
+            }
             ClientEvent::CommitAccepted { epoch, offsets } => {
                 let group = &client.group_id;
                 let write = durability::claim_commit(at_ms, group, member_id, offsets, model)?;
@@ -450,6 +491,36 @@ impl Checker {
             }
         }
         let added: Vec<Item> = active.difference(&old).cloned().collect();
+        if self.observed_only {
+            // Whether the older holder was still the coordinator's member needs the committed
+            // state; the client-visible form waits for what the holder shows later.
+            let (member_id, kind) = (state.member_id.clone(), state.kind);
+            for item in added {
+                let holders = self
+                    .holders
+                    .entry((group.clone(), item.clone()))
+                    .or_default();
+                let others: Vec<String> = holders.keys().cloned().collect();
+                holders.insert(name.to_string(), seq);
+                for other in others {
+                    if let Some(o) = self.clients.get(&other).filter(|o| !o.stopped) {
+                        self.observed.overlap(
+                            kind,
+                            &group,
+                            &item,
+                            name,
+                            &member_id,
+                            epoch,
+                            &other,
+                            &o.member_id,
+                            o.owned_epoch,
+                            at_ms,
+                        );
+                    }
+                }
+            }
+            return Ok(());
+        }
         for item in added {
             let holders = self
                 .holders
@@ -483,6 +554,7 @@ impl Checker {
     }
 
     pub fn drop_client(&mut self, name: &str) {
+        self.observed.out_of_group(name);
         let Some(state) = self.clients.get_mut(name) else {
             return;
         };

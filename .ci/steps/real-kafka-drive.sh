@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# regroup drive against Apache Kafka 4.4.0 (docs/real-kafka.md): a network-fault scenario
+# (streams-session-timeout: a process cut off from the brokers through drive's proxies for 20 s) and
+# a client-fault one (classic-static-rolling-bounce), each on a fresh cluster started and stopped by
+# `regroup drive --cluster real-kafka`, at half the scenario's timings; each must pass its own check
+# and the invariants drive runs. Skips with a notice when java or mvn is missing or the cluster's
+# ports are taken. About two minutes here.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+for tool in java mvn python3; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "real-kafka-drive: SKIPPED ($tool not found; needs Java 17+, Maven and python3)"
+    exit 0
+  fi
+done
+
+base="${REAL_KAFKA_BASE_PORT:-19090}"
+for port in $(seq "$base" $((base + 3))) $((base + 11)) $((base + 12)) $((base + 13)) \
+    $((base + 101)) $((base + 102)) $((base + 103)); do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    echo "real-kafka-drive: SKIPPED (port $port is in use; set REAL_KAFKA_BASE_PORT)"
+    exit 0
+  fi
+done
+
+# REGROUP_BIN: a regroup binary to use instead of building the release one.
+bin="${REGROUP_BIN:-}"
+if [ -z "$bin" ]; then
+  cargo build --release -q -p scenarios --bin regroup
+  bin=./target/release/regroup
+fi
+for scenario in streams-session-timeout classic-static-rolling-bounce; do
+  out="$(mktemp)"
+  status=0
+  "$bin" drive "$scenario" --cluster real-kafka --real-kafka-base-port "$base" \
+      --time-scale 0.5 --json >"$out" || status=$?
+  verdict="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$out" 2>/dev/null || echo none)"
+  echo "real-kafka-drive: $scenario: exit $status, verdict $verdict"
+  rm -f "$out"
+  [ "$status" -eq 0 ] && [ "$verdict" = passed ] || exit 1
+done
