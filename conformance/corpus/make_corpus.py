@@ -121,6 +121,36 @@ class Script:
         return self.req("StreamsGroupDescribe", version,
                         {"groupIds": list(groups), "includeAuthorizedOperations": ops}, client="admin")
 
+    # Consumer groups (KIP-848) ----------------------------------------------------------------------
+
+    def cjoin(self, member, topics=("foo",), group="g", rebalance=5000, version=1, instance=None,
+              assignor=None, rack=None, client=None, **extra):
+        """A ConsumerGroupHeartbeat join (epoch 0, owned []) subscribing to `topics` by name."""
+        body = {"groupId": group, "memberId": member, "memberEpoch": 0, "rebalanceTimeoutMs": rebalance,
+                "subscribedTopicNames": list(topics), "topicPartitions": []}
+        if instance is not None:
+            body["instanceId"] = instance
+        if assignor is not None:
+            body["serverAssignor"] = assignor
+        if rack is not None:
+            body["rackId"] = rack
+        body.update(extra)
+        return self.req("ConsumerGroupHeartbeat", version, body, client=client or ("client-" + member))
+
+    def chb(self, member, epoch, group="g", owned=None, version=1, instance=None, client=None, **extra):
+        """A ConsumerGroupHeartbeat at `epoch`; `owned` ({topic id: [partitions]}) becomes TopicPartitions."""
+        body = {"groupId": group, "memberId": member, "memberEpoch": epoch}
+        if owned is not None:
+            body["topicPartitions"] = [{"topicId": t, "partitions": list(p)} for t, p in owned.items()]
+        if instance is not None:
+            body["instanceId"] = instance
+        body.update(extra)
+        return self.req("ConsumerGroupHeartbeat", version, body, client=client or ("client-" + member))
+
+    def cdescribe(self, *groups, version=1, ops=False):
+        return self.req("ConsumerGroupDescribe", version,
+                        {"groupIds": list(groups), "includeAuthorizedOperations": ops}, client="admin")
+
     # Classic groups ---------------------------------------------------------------------------------
 
     def join(self, member_id="", group="group", instance=None, version=9, session=5000, rebalance=10000,
@@ -1800,6 +1830,497 @@ def kafka44_streams_lost_assignment():
     # The coordinator holds m2 as the stable owner of subtopology1-1, which m2 never learned of.
     s.adv(100).sdescribe("g")
     s.expect(response={"groups": [{"groupState": "Stable", "groupEpoch": 3, "assignmentEpoch": 3}]})
+    return s
+
+
+# ---- consumer-groups-44.md section 9 (KIP-848 consumer groups) ----------------------------------------
+
+
+def topic_id(name):
+    """regroup's derived topic id of `name` (coordinator::topics::derived_topic_id), in Kafka's string form."""
+    def fnv(b, basis):
+        h = basis
+        for x in b:
+            h = ((h ^ x) * 0x00000100000001b3) & 0xffffffffffffffff
+        return h
+    hi = fnv(name.encode(), 0xcbf29ce484222325)
+    lo = fnv(name.encode(), 0x84222325cbf29ce4) | 1
+    return base64.urlsafe_b64encode(hi.to_bytes(8, "big") + lo.to_bytes(8, "big")).decode().rstrip("=")
+
+
+FOO, BAR, ZAR = topic_id("foo"), topic_id("bar"), topic_id("zar")
+
+
+def consumer_setup(name, topics=(("foo", 6), ("bar", 3)), **configs):
+    s = Script(name)
+    if configs:
+        s._add({"config": {k.replace("_", "."): v for k, v in configs.items()}})
+    s.topics(*topics)
+    return s
+
+
+@scenario
+def cg9_01_06_validation():
+    """GroupCoordinatorServiceTest#testConsumerHeartbeatRequestValidation (every INVALID_REQUEST and
+    UNSUPPORTED_ASSIGNOR of the service, at v0 and v1), GroupMetadataManagerTest#testUnknownGroupId,
+    #testUnknownMemberIdJoinsConsumerGroup, #testMemberIdGeneration's rules (a v0 join may leave the
+    member id empty, a v1 one may not), #testConsumerGroupDescribeWithErrors and
+    GroupCoordinatorServiceTest#testConsumerGroupDescribeInvalidGroupId."""
+    s = consumer_setup("cg9-01-06-validation", group_consumer_assignors=["range"])
+    hb = lambda body, v=1: s.req("ConsumerGroupHeartbeat", v, body, client="rude")
+    hb({})
+    hb({"groupId": "", "memberId": "m", "memberEpoch": 1})
+    hb({"groupId": "   ", "memberId": "m", "memberEpoch": 1})
+    hb({"groupId": "g", "memberId": "m", "memberEpoch": 0})
+    hb({"groupId": "g", "memberId": "m", "memberEpoch": 0, "rebalanceTimeoutMs": 5000})
+    hb({"groupId": "g", "memberId": "m", "memberEpoch": 0, "rebalanceTimeoutMs": 5000,
+        "topicPartitions": [{"topicId": FOO, "partitions": [0]}]})
+    hb({"groupId": "g", "memberId": "m", "memberEpoch": 0, "rebalanceTimeoutMs": 5000, "topicPartitions": []})
+    hb({"groupId": "g", "memberId": "m", "memberEpoch": 1, "instanceId": ""})
+    hb({"groupId": "g", "memberId": "m", "memberEpoch": 1, "instanceId": " "})
+    hb({"groupId": "g", "memberId": "m", "memberEpoch": 1, "rackId": ""})
+    hb({"groupId": "g", "memberId": "m", "memberEpoch": 1, "serverAssignor": "bar"})
+    hb({"groupId": "g", "memberId": "m", "memberEpoch": 1, "serverAssignor": "uniform"})
+    hb({"groupId": "g", "memberId": "m", "memberEpoch": -2})
+    hb({"groupId": "g", "memberId": "m", "memberEpoch": -3})
+    hb({"groupId": "g", "memberId": "", "memberEpoch": 1}, v=0)
+    hb({"groupId": "g", "memberId": "", "memberEpoch": -1}, v=0)
+    hb({"groupId": "g", "memberId": "", "memberEpoch": 0, "rebalanceTimeoutMs": 5000, "topicPartitions": [],
+        "subscribedTopicNames": ["foo"]}, v=1)
+    # Unknown group: epoch > 0 and the leave paths.
+    s.chb("m", 100, group="fooup")
+    s.chb("m", -1, group="fooup")
+    s.chb("m", -2, group="fooup", instance="i")
+    # A first member creates the group; an unknown member id at epoch 1 is refused.
+    s.adv(1000).cjoin("m1", group="fooup")
+    s.chb("unknown", 1, group="fooup")
+    s.chb("unknown", -1, group="fooup")
+    s.cdescribe("fooup", "", "missing", "")
+    s.cdescribe("fooup", version=0, ops=True)
+    return s
+
+
+@scenario
+def cg9_07_epoch_validation():
+    """GroupMetadataManagerTest#testConsumerGroupMemberEpochValidation and ...ForStaticMember: greater and
+    smaller epochs are fenced; the previous epoch is accepted only with owned partitions the member still
+    holds (its response was lost), and then answered with the current epoch."""
+    s = consumer_setup("cg9-07-epoch-validation", topics=(("foo", 4),))
+    for member, instance in (("m", None), ("s", "instance-s")):
+        g = "g-" + member
+        s.adv(1000).cjoin(member, group=g, instance=instance)
+        s.chb(member, 2, group=g, owned={FOO: [0, 1, 2, 3]}, instance=instance)
+        # A second member bumps the epoch; the first revokes half and moves to epoch 3.
+        s.adv(1000).cjoin(member + "2", group=g)
+        s.chb(member, 2, group=g, owned={FOO: [0, 1, 2, 3]}, instance=instance)
+        s.chb(member, 2, group=g, owned={FOO: [0, 1]}, instance=instance)
+        s.chb(member, 200, group=g, instance=instance)
+        s.chb(member, 1, group=g, instance=instance)
+        s.chb(member, 2, group=g, instance=instance)
+        s.chb(member, 2, group=g, owned={FOO: [0, 1, 2]}, instance=instance)
+        s.chb(member, 2, group=g, owned={FOO: [0]}, instance=instance)
+        s.chb(member, 3, group=g, owned={FOO: [0, 1]}, instance=instance)
+    return s
+
+
+@scenario
+def cg9_08_static_identity():
+    """GroupMetadataManagerTest's static-identity errors: a new member joining with an instance id in use
+    (UNRELEASED_INSTANCE_ID, also under its own member id), an unknown static member heartbeating
+    (UNKNOWN_MEMBER_ID), another member id heartbeating or leaving with a known instance id
+    (FENCED_INSTANCE_ID), and an unknown instance id leaving with -2."""
+    s = consumer_setup("cg9-08-static-identity")
+    s.adv(1000).cjoin("m1", instance="m1")
+    s.cjoin("m2", instance="m1")
+    s.cjoin("m1", instance="m1")
+    s.chb("m2", 10, instance="m2")
+    s.chb("unknown-m1", 11, instance="m1")
+    s.chb("unknown-m1", -2, instance="unknown-m1")
+    s.chb("unknown-m1", -2, instance="m1")
+    s.chb("unknown-m1", -1, instance="m1")
+    s.chb("m1", -1, instance="m1")
+    return s
+
+
+@scenario
+def cg9_10_14_join_and_full_response():
+    """GroupMetadataManagerTest#testMemberJoinsEmptyConsumerGroup (foo and bar, range), #testMemberIdGeneration
+    (a v0 join, here with a member id, subscribed to nothing), #testNewJoiningMemberTriggersNewTargetAssignment
+    and #testConsumerGroupHeartbeatFullResponse (the assignment goes with a join, a full request, or a
+    change only)."""
+    s = consumer_setup("cg9-10-14-join-and-full-response")
+    s.adv(1000).cjoin("m", topics=("foo", "bar"), assignor="range")
+    s.chb("m", 2)
+    s.chb("m", 2, rebalanceTimeoutMs=5000, subscribedTopicNames=["foo", "bar"], owned={})
+    s.chb("m", 2, owned={FOO: [0, 1, 2, 3, 4, 5], BAR: [0, 1, 2]})
+    s.chb("m", 2, rebalanceTimeoutMs=5000, subscribedTopicNames=["bar", "foo"],
+          owned={FOO: [0, 1, 2, 3, 4, 5], BAR: [0, 1, 2]})
+    s.adv(5000).cjoin("m2", topics=("foo", "bar"), assignor="range")
+    s.adv(5000).cjoin("m3", topics=("foo", "bar"), assignor="range")
+    s.cdescribe("g")
+    # A v0 join with a member id, in another group over an empty subscription: epoch 1, nothing
+    # written for the group. (A v0 join without one gets a random Uuid from Kafka, which no script can
+    # compare; regroup's is drawn deterministically, docs/divergences.md.)
+    s.req("ConsumerGroupHeartbeat", 0, {"groupId": "empty", "memberId": "v0", "memberEpoch": 0,
+                                        "rebalanceTimeoutMs": 5000, "subscribedTopicNames": [],
+                                        "topicPartitions": []}, client="client-v0")
+    return s
+
+
+@scenario
+def cg9_12_15_reconciliation():
+    """GroupMetadataManagerTest#testUpdatingSubscriptionTriggersNewTargetAssignment and
+    #testReconciliationProcess with the real uniform assignor: a third member joins, the others revoke
+    before anything is assigned (UNREVOKED_PARTITIONS), the newcomer waits on unreleased partitions
+    (UNRELEASED_PARTITIONS), heartbeats without owned partitions change nothing, every member ends
+    STABLE; then a subscription change moves the target again."""
+    s = consumer_setup("cg9-12-15-reconciliation")
+    s.adv(1000).cjoin("m1", topics=("foo", "bar"))
+    s.adv(5000).cjoin("m2", topics=("foo", "bar"))
+    s.chb("m1", 2, owned={FOO: [0, 1, 2, 3, 4, 5], BAR: [0, 1, 2]})
+    s.chb("m2", 3, owned={})
+    s.cdescribe("g")
+    s.adv(100).chb("m1", 2, owned={FOO: [0, 1, 2], BAR: [0, 1]})
+    s.chb("m2", 3, owned={})
+    s.adv(5000).cjoin("m3", topics=("foo", "bar"))
+    s.adv(100).chb("m1", 3, owned={FOO: [0, 1, 2], BAR: [0, 1]})
+    s.chb("m2", 3, owned={FOO: [3, 4, 5], BAR: [2]})
+    s.chb("m3", 4, owned={})
+    s.chb("m2", 3)
+    s.chb("m1", 3, owned={FOO: [0, 1], BAR: [0]})
+    s.chb("m3", 4)
+    s.chb("m2", 3, owned={FOO: [3, 4], BAR: [2]})
+    s.chb("m3", 4, owned={})
+    s.cdescribe("g")
+    s.chb("m1", 4, owned={FOO: [0, 1], BAR: [0]})
+    s.chb("m2", 4, owned={FOO: [3, 4]})
+    s.chb("m3", 4, owned={FOO: [2, 5], BAR: [1, 2]})
+    s.cdescribe("g")
+    # m1 drops bar: the group epoch moves, m1 gives up bar.
+    s.adv(5000).chb("m1", 4, subscribedTopicNames=["foo"], owned={FOO: [0, 1], BAR: [0]})
+    s.chb("m1", 5, owned={FOO: [0, 1]})
+    s.chb("m2", 4, owned={FOO: [3, 4]})
+    s.chb("m3", 4, owned={FOO: [2, 5], BAR: [1, 2]})
+    s.cdescribe("g")
+    return s
+
+
+@scenario
+def cg9_16_17_rejoin_and_duplicates():
+    """GroupMetadataManagerTest#testMemberCanRejoinWithEpochZeroIn{Stable,UnrevokedPartitions,
+    UnreleasedPartitions}State (KAFKA-19233: the member keeps its epoch and partitions) and
+    #testDuplicateFullHeartbeatIn*State / #testDuplicateFullHeartbeatWithRevocationAck (the same full
+    request twice: the same answer, no records the second time)."""
+    s = consumer_setup("cg9-16-17-rejoin-and-duplicates", topics=(("foo", 3),))
+    s.adv(1000).cjoin("m1")
+    s.chb("m1", 2, owned={FOO: [0, 1, 2]})
+    s.cjoin("m1")
+    full = dict(rebalanceTimeoutMs=5000, subscribedTopicNames=["foo"])
+    s.chb("m1", 2, owned={FOO: [0, 1, 2]}, **full)
+    s.chb("m1", 2, owned={FOO: [0, 1, 2]}, **full)
+    s.adv(5000).cjoin("m2")
+    s.chb("m1", 2, owned={FOO: [0, 1, 2]}, **full)
+    s.chb("m1", 2, owned={FOO: [0, 1, 2]}, **full)
+    s.cjoin("m1")
+    s.chb("m2", 3, owned={}, **full)
+    s.chb("m2", 3, owned={}, **full)
+    s.cjoin("m2")
+    s.chb("m1", 2, owned={FOO: [0, 1]}, **full)
+    s.chb("m1", 2, owned={FOO: [0, 1]}, **full)
+    s.chb("m2", 3, owned={}, **full)
+    s.cdescribe("g")
+    return s
+
+
+@scenario
+def cg9_18_21_metadata():
+    """GroupMetadataManagerTest#testNewRacksDataInMetadataImageTriggersEpochBump, #testRemoveTopicCleanupTopicHash
+    and #testSubscriptionMetadataRefreshedAgainAfterWriteFailure's first half: a metadata change to a
+    subscribed topic (racks, more partitions, deletion) makes the next heartbeat recompute the hash and bump
+    the group epoch; a change to another topic does not."""
+    s = consumer_setup("cg9-18-21-metadata", topics=(("foo", 3), ("bar", 2)))
+    s.adv(1000).cjoin("m1")
+    s.chb("m1", 2, owned={FOO: [0, 1, 2]})
+    s.topics(("foo", 3), ("bar", 4))
+    s.adv(100).chb("m1", 2, owned={FOO: [0, 1, 2]})
+    s.topics({"name": "foo", "partitions": 3, "partitionRacks": [["r1"], ["r2"], ["r1", "r2"]]}, ("bar", 4))
+    s.adv(100).chb("m1", 2, owned={FOO: [0, 1, 2]})
+    s.topics({"name": "foo", "partitions": 6, "partitionRacks": [["r1"], ["r2"], ["r1", "r2"], [], [], []]},
+             ("bar", 4))
+    s.adv(100).chb("m1", 3, owned={FOO: [0, 1, 2]})
+    s.chb("m1", 4, owned={FOO: [0, 1, 2]})
+    s.topics(("bar", 4))
+    s.adv(100).chb("m1", 4, owned={FOO: [0, 1, 2, 3, 4, 5]})
+    s.chb("m1", 4)
+    s.chb("m1", 4, owned={})
+    s.cdescribe("g")
+    return s
+
+
+@scenario
+def cg9_22_27_leave_and_timers():
+    """GroupMetadataManagerTest#testLeavingMemberBumpsGroupEpoch, #testLeavingStaticMemberBumpsGroupEpoch,
+    #testTopicHashIsRemoveFromCacheIfNoGroupSubscribesIt (the last member's leave also moves the assignment
+    epoch, timestamp 0), #testSessionTimeoutLifecycle, #testSessionTimeoutExpiration,
+    #testRebalanceTimeoutLifecycle and #testRebalanceTimeoutExpiration."""
+    s = consumer_setup("cg9-22-27-leave-and-timers", topics=(("foo", 3), ("bar", 3), ("zar", 3)))
+    s.adv(1000).cjoin("m1", group="leave", topics=("foo", "bar"))
+    s.adv(5000).cjoin("m2", group="leave", topics=("foo", "bar", "zar"))
+    s.adv(5000).cjoin("m3", group="leave", topics=("foo",), instance="i3")
+    s.chb("m2", -1, group="leave")
+    s.chb("m3", -1, group="leave", instance="i3")
+    s.chb("m1", -1, group="leave")
+    s.cdescribe("leave")
+    # Session timeouts: one member keeps heartbeating, the other stops.
+    s.adv(1000).cjoin("a", group="session", rebalance=90000)
+    s.adv(5000).cjoin("b", group="session")
+    s.adv(5000).chb("a", 2, group="session")
+    s.adv(40000).chb("a", 2, group="session")
+    s.adv(10000).chb("a", 4, group="session")
+    # Rebalance timeouts: m1 must revoke within 12 s (the timeout of the heartbeat that moves it).
+    s.adv(1000).cjoin("r1", group="rebalance", rebalance=180000)
+    s.chb("r1", 2, group="rebalance", owned={FOO: [0, 1, 2]})
+    s.adv(5000).cjoin("r2", group="rebalance", rebalance=90000)
+    s.adv(5000).chb("r1", 2, group="rebalance", rebalanceTimeoutMs=12000, subscribedTopicNames=["foo"],
+                   owned={FOO: [0, 1, 2]})
+    s.adv(5000).chb("r1", 2, group="rebalance", owned={FOO: [0, 1, 2]})
+    s.adv(5000).chb("r2", 3, group="rebalance", owned={})
+    s.adv(5000).chb("r2", 3, group="rebalance", owned={})
+    s.adv(1000).tick()
+    s.adv(60000).tick()
+    return s
+
+
+@scenario
+def cg9_28_33_static_membership():
+    """GroupMetadataManagerTest#testStaticMemberGetsBackAssignmentUponRejoin, #testStaticMemberRejoinsWithNewSubscribedTopics,
+    #testStaticMembersRejoinWithNewServerAssignor, #testNoGroupEpochBumpWhenStaticMemberTemporarilyLeaves,
+    #testStaticMemberRejoinsWithSameMemberIdAndDifferentInstanceId,
+    #testSessionTimeoutExpirationStaticMember and the max-size cases (#testNewMemberIsRejectedWithMaximumMembersIsReached,
+    #testStaticMemberCanRejoinWhenConsumerGroupIsFull, ...WithUnreleasedInstanceIdFails..., #testNewStaticMemberIsRejectedWhenConsumerGroupIsFull)."""
+    s = consumer_setup("cg9-28-33-static-membership", group_consumer_max_size=2)
+    s.adv(1000).cjoin("m1", topics=("foo", "bar"), instance="i1")
+    s.adv(5000).cjoin("m2", topics=("foo", "bar"), instance="i2")
+    s.chb("m1", 2, owned={FOO: [0, 1, 2, 3, 4, 5], BAR: [0, 1, 2]}, instance="i1")
+    s.chb("m2", 3, owned={}, instance="i2")
+    s.chb("m1", 3, owned={FOO: [0, 1, 2], BAR: [0, 1]}, instance="i1")
+    s.chb("m2", 3, owned={}, instance="i2")
+    s.cdescribe("g")
+    # m2 leaves for now and comes back as m2b with its old subscription: same partitions, no bump.
+    s.adv(1000).chb("m2", -2, instance="i2")
+    s.cjoin("m3", topics=("foo",))
+    s.cjoin("m3", topics=("foo",), instance="i3")
+    s.cjoin("m2b", topics=("foo", "bar"), instance="i2")
+    s.chb("m2b", 3, owned={FOO: [3, 4, 5], BAR: [2]}, instance="i2")
+    # m2b leaves for now again and m2c comes back with only foo: the group epoch moves.
+    s.adv(1000).chb("m2b", -2, instance="i2")
+    s.chb("m2b", -2, instance="i2")
+    s.cjoin("m2c", topics=("foo",), instance="i2")
+    s.chb("m1", 3, owned={FOO: [0, 1, 2], BAR: [0, 1]}, instance="i1")
+    s.cdescribe("g")
+    # Same member id, another instance id.
+    s.adv(1000).cjoin("m1", topics=("foo", "bar"), instance="i1-bis")
+    s.cdescribe("g")
+    # A static member away past its session timeout.
+    s.adv(1000).chb("m2c", -2, instance="i2")
+    s.adv(50000).tick()
+    # Full group: a new static instance is refused for size, a held one for being unreleased.
+    s.adv(1000).cjoin("m4", instance="i4")
+    s.cjoin("m5", instance="i1-bis")
+    return s
+
+
+@scenario
+def cg9_30_server_assignor():
+    """GroupMetadataManagerTest#testStaticMembersRejoinWithNewServerAssignor (KAFKA-20434): three static
+    members preferring uniform leave for now; the first rejoining with range leaves the majority alone,
+    the second flips it, which bumps the group epoch and computes the target with range."""
+    s = consumer_setup("cg9-30-server-assignor")
+    s.adv(1000).cjoin("u1", group="assignors", instance="u1", assignor="uniform")
+    s.adv(5000).cjoin("u2", group="assignors", instance="u2", assignor="uniform")
+    s.adv(5000).cjoin("u3", group="assignors", instance="u3", assignor="uniform")
+    s.cdescribe("assignors")
+    for u in ("u1", "u2", "u3"):
+        s.chb(u, -2, group="assignors", instance=u)
+    s.adv(5000).cjoin("u2b", group="assignors", instance="u2", assignor="range")
+    s.cdescribe("assignors")
+    s.adv(5000).cjoin("u3b", group="assignors", instance="u3", assignor="range")
+    s.cdescribe("assignors")
+    s.adv(5000).cjoin("u1b", group="assignors", instance="u1")
+    s.chb("u1b", 5, group="assignors", serverAssignor="range")
+    s.cdescribe("assignors")
+    return s
+
+
+@scenario
+def cg9_34_36_interval_states_configs():
+    """GroupMetadataManagerTest#testConsumerGroupAssignmentInterval (interval 5000: a join during the
+    interval keeps the old target and leaves the group ASSIGNING until a heartbeat after it),
+    #testConsumerGroupStates through describe, #testConsumerGroupDynamicConfigs and
+    #testConsumerGroupEvaluatedConfigs (a group's session timeout and heartbeat interval, clamped to the
+    broker's bounds)."""
+    s = consumer_setup("cg9-34-36-interval-states-configs", group_consumer_assignment_interval_ms=5000)
+    s.adv(1000).cjoin("m1")
+    s.adv(4995).cjoin("m2")
+    s.cdescribe("g")
+    s.adv(10).chb("m2", 2)
+    s.cdescribe("g")
+    s.chb("m1", 2, owned={FOO: [0, 1, 2, 3, 4, 5]})
+    s.chb("m1", 2, owned={FOO: [0, 1, 2]})
+    s.chb("m2", 3)
+    s.cdescribe("g")
+    s.group_config("g", {"consumer.session.timeout.ms": "50000", "consumer.heartbeat.interval.ms": "10000"})
+    s.adv(1000).chb("m1", 3)
+    s.group_config("g", {"consumer.session.timeout.ms": "60000", "consumer.heartbeat.interval.ms": "15000"})
+    s.adv(1000).chb("m2", 3)
+    s.adv(59000).chb("m1", 3)
+    s.adv(2000).tick()
+    return s
+
+
+def ccommit(s, member, epoch, parts, group="g", version=9, topic="foo", offset=10, txn=False, instance=None):
+    """An OffsetCommit (or TxnOffsetCommit) of `topic` partitions `parts` by a consumer-group member."""
+    body = {"groupId": group, "generationIdOrMemberEpoch": epoch, "memberId": member,
+            "topics": [{"name": topic, "partitions": [
+                {"partitionIndex": p, "committedOffset": offset + p} for p in parts]}]}
+    if version >= 10 and not txn:
+        body["topics"][0] = {"topicId": topic_id(topic), "partitions": body["topics"][0]["partitions"]}
+    if instance is not None:
+        body["groupInstanceId"] = instance
+    if txn:
+        body.update({"transactionalId": "t", "producerId": 7, "producerEpoch": 0})
+        return s.req("TxnOffsetCommit", version, body, client="client-" + (member or "txn"))
+    return s.req("OffsetCommit", version, body, client="client-" + (member or "admin"))
+
+
+def cfetch(s, member, epoch, group="g", version=9):
+    return s.req("OffsetFetch", version, {"groups": [{"groupId": group, "memberId": member,
+                                                       "memberEpoch": epoch, "topics": None}]},
+                 client="client-" + (member or "admin"))
+
+
+@scenario
+def cg7_01_offsets():
+    """consumer-groups-44.md section 7.1/7.2: OffsetMetadataManagerTest#testConsumerGroupOffsetCommitWithStaleMemberEpoch,
+    ...ResolvesTopicId, ...WithUnknownMemberId, ...FromAdminClient, #testConsumerGroupOffsetFetchWithStaleMemberEpoch
+    and the KIP-1251 per-partition rule: an older epoch commits the partitions assigned at or before it
+    (assigned or pending revocation); a newer one is STALE_MEMBER_EPOCH; a consumer-protocol member must use
+    OffsetCommit v9+; transactional commits follow the same rules; fetches need the exact epoch."""
+    s = consumer_setup("cg7-01-offsets", topics=(("foo", 4),), group_consumer_assignment_interval_ms=0)
+    # An empty consumer group takes an admin commit (epoch -1, no member id).
+    s.adv(1000).cjoin("m1")
+    s.chb("m1", -1)
+    ccommit(s, "", -1, [0])
+    s.cjoin("m1")
+    s.chb("m1", 4, owned={FOO: [0, 1, 2, 3]})
+    ccommit(s, "m1", 4, [0, 1])
+    ccommit(s, "m1", 4, [0], version=10)
+    ccommit(s, "m1", 5, [0])
+    ccommit(s, "m1", 3, [0])
+    ccommit(s, "m1", 4, [0], version=8)
+    ccommit(s, "nobody", 4, [0])
+    ccommit(s, "", -1, [0])
+    ccommit(s, "m1", 4, [0], txn=True, version=4)
+    ccommit(s, "m1", 5, [0], txn=True, version=4)
+    ccommit(s, "", -1, [1], txn=True, version=4)
+    ccommit(s, "m1", 4, [9])
+    # m2 joins: m1 revokes half at epoch 4, then moves to 5 keeping the rest at epoch 4.
+    s.adv(1000).cjoin("m2")
+    s.chb("m1", 4, owned={FOO: [0, 1, 2, 3]})
+    s.cdescribe("g")
+    ccommit(s, "m1", 4, [0, 1, 2, 3])
+    s.chb("m1", 4, owned={FOO: [0, 1]})
+    ccommit(s, "m1", 4, [0, 1])
+    ccommit(s, "m1", 4, [0, 2])
+    ccommit(s, "m1", 5, [0, 1])
+    s.chb("m2", 5, owned={})
+    ccommit(s, "m2", 4, [2])
+    ccommit(s, "m2", 5, [2, 3])
+    cfetch(s, "m1", 5)
+    cfetch(s, "m1", 4)
+    cfetch(s, "m2", 5, version=10)
+    cfetch(s, "nobody", 5)
+    cfetch(s, None, -1)
+    s.req("OffsetDelete", 0, {"groupId": "g", "topics": [{"name": "foo", "partitions": [{"partitionIndex": 0}]}]},
+          client="admin")
+    return s
+
+
+@scenario
+def cg7_03_admin_and_types():
+    """consumer-groups-44.md sections 6.2, 7.3 and 7.4: ListGroups with type and state filters,
+    DescribeGroups of a consumer group (not a classic group), DeleteGroups (NON_EMPTY_GROUP while a member
+    is there; then the group's tombstones and its offsets), and the group-type conflicts: a consumer join
+    converts an empty classic (simple) group, refuses a classic group of another protocol type; a streams
+    heartbeat on a consumer group and a consumer heartbeat on a streams group are "not a ... group"; a
+    classic JoinGroup converts an empty consumer group; classic Heartbeat and SyncGroup on a consumer group
+    answer UNKNOWN_MEMBER_ID (GroupMetadataManagerTest#testConsumerGroupHeartbeatWithEmptyClassicGroup,
+    #testConsumerGroupHeartbeatWithNonEmptyClassicGroup, #testClassicGroupJoinWithEmptyConsumerGroup,
+    #testConsumerGroupDelete)."""
+    s = consumer_setup("cg7-03-admin-and-types", topics=(("foo", 2),))
+    s.adv(1000).cjoin("m1", group="cg")
+    s.req("ListGroups", 5, {"statesFilter": [], "typesFilter": []}, client="admin")
+    s.req("ListGroups", 5, {"statesFilter": ["stable "], "typesFilter": ["Consumer"]}, client="admin")
+    s.req("ListGroups", 5, {"statesFilter": ["empty"], "typesFilter": []}, client="admin")
+    s.describe("cg")
+    s.describe("cg", version=5)
+    s.req("DeleteGroups", 2, {"groupsNames": ["cg"]}, client="admin")
+    ccommit(s, "m1", 2, [0], group="cg")
+    s.chb("m1", -1, group="cg")
+    s.req("ListGroups", 4, {"statesFilter": ["Empty"]}, client="admin")
+    s.req("DeleteGroups", 2, {"groupsNames": ["cg", "missing"]}, client="admin")
+    s.cdescribe("cg")
+    # A simple classic group (offsets only) is converted by a consumer join.
+    ccommit(s, "", -1, [0], group="simple")
+    s.cjoin("m1", group="simple")
+    s.req("ListGroups", 5, {"statesFilter": [], "typesFilter": []}, client="admin")
+    # A classic group of another protocol type is not upgraded.
+    j = len(s.lines) + 1
+    s.join(group="connect", protocol_type="connect", version=3, session=10000)
+    s.adv(3000).tick()
+    s.cjoin("m1", group="connect")
+    s.chb("m1", 1, group="connect")
+    s.cdescribe("connect")
+    # Streams and consumer groups do not mix.
+    s.sjoin("s1", group="simple", topology=TOPO1)
+    s.chb("m1", -1, group="simple")
+    s.sjoin("s1", group="streams", topology=TOPO1)
+    s.cjoin("m1", group="streams")
+    s.chb("m1", -1, group="streams")
+    s.cdescribe("streams")
+    s.sdescribe("simple")
+    # Classic apis on a consumer group.
+    s.cjoin("m9", group="cls")
+    s.hb("m9", 2, group="cls")
+    s.sync("m9", 2, group="cls")
+    s.chb("m9", -1, group="cls")
+    s.join(group="cls", version=4, session=10000)
+    s.describe("cls")
+    return s
+
+
+@scenario
+def cg7_05_expiry():
+    """The periodic clean-up of a consumer group (ConsumerGroup.offsetExpirationCondition by commit time,
+    isSubscribedToTopic by subscription): while the member subscribes to foo, bar's offset expires and
+    foo's stays; once the member left, foo's expires too and the group is deleted
+    (GroupMetadataManagerTest#testConsumerGroupMaybeDelete)."""
+    s = consumer_setup("cg7-05-expiry", topics=(("foo", 2), ("bar", 2)), offsets_retention_minutes=1,
+                       offsets_retention_check_interval_ms=5000)
+    # bar's offset is committed before the group exists (a simple group the join converts).
+    ccommit(s, "", -1, [0], topic="bar")
+    s.adv(1000).cjoin("m1")
+    s.chb("m1", 2, owned={FOO: [0, 1]})
+    ccommit(s, "m1", 2, [0, 1])
+    ccommit(s, "", -1, [0], topic="bar", group="empty-other")
+    for _ in range(4):
+        s.adv(20000).chb("m1", 2)
+    s.tick()
+    cfetch(s, "m1", 2)
+    s.adv(100).chb("m1", -1)
+    s.adv(70000).tick()
+    s.cdescribe("g")
+    cfetch(s, None, -1)
     return s
 
 

@@ -23,6 +23,100 @@ pub trait OtherGroupType {
     fn tombstones(&self, group_id: &str) -> Vec<Record>;
     /// Cancels the group's timers (a deleted group's).
     fn cancel_timers(&mut self, group_id: &str, timers: &mut Timers<TimerTask>);
+    /// Whether this is the classic group type (a consumer join converts an empty classic group and
+    /// upgrades a non-empty one).
+    fn is_classic(&self) -> bool {
+        false
+    }
+    /// The group's protocol type, when it has one (classic groups).
+    fn protocol_type(&self, _group_id: &str) -> Option<String> {
+        None
+    }
+    /// The group's number of members.
+    fn member_count(&self, _group_id: &str) -> usize {
+        0
+    }
+}
+
+/// Two other group types seen as one by a group type's handler (a group id belongs to at most one type):
+/// `first` as it is, `second` replaceable only when `second_replaceable` (a classic JoinGroup replaces an
+/// empty consumer group, `maybeDeleteEmptyConsumerGroup`; a streams join never replaces one).
+pub struct TwoTypes<'a> {
+    pub first: &'a mut dyn OtherGroupType,
+    pub second: &'a dyn OtherGroupType,
+    pub second_replaceable: bool,
+}
+
+impl OtherGroupType for TwoTypes<'_> {
+    fn holds(&self, group_id: &str) -> bool {
+        self.first.holds(group_id) || self.second.holds(group_id)
+    }
+
+    fn is_empty(&self, group_id: &str) -> bool {
+        if self.first.holds(group_id) {
+            self.first.is_empty(group_id)
+        } else {
+            self.second_replaceable && self.second.is_empty(group_id)
+        }
+    }
+
+    fn tombstones(&self, group_id: &str) -> Vec<Record> {
+        if self.first.holds(group_id) {
+            self.first.tombstones(group_id)
+        } else {
+            self.second.tombstones(group_id)
+        }
+    }
+
+    fn cancel_timers(&mut self, group_id: &str, timers: &mut Timers<TimerTask>) {
+        // The second type is a consumer group, whose empty form has no timers.
+        if self.first.holds(group_id) {
+            self.first.cancel_timers(group_id, timers);
+        }
+    }
+
+    fn is_classic(&self) -> bool {
+        self.first.is_classic()
+    }
+
+    fn protocol_type(&self, group_id: &str) -> Option<String> {
+        self.first.protocol_type(group_id)
+    }
+
+    fn member_count(&self, group_id: &str) -> usize {
+        self.first.member_count(group_id)
+    }
+}
+
+/// [`TwoTypes`] read-only, for a handler that never converts the first type's groups itself: the
+/// second type's groups are never replaceable.
+pub struct TwoTypesRef<'a> {
+    pub first: &'a dyn OtherGroupType,
+    pub second: &'a dyn OtherGroupType,
+}
+
+impl OtherGroupType for TwoTypesRef<'_> {
+    fn holds(&self, group_id: &str) -> bool {
+        self.first.holds(group_id) || self.second.holds(group_id)
+    }
+
+    fn is_empty(&self, group_id: &str) -> bool {
+        self.first.holds(group_id) && self.first.is_empty(group_id)
+    }
+
+    fn tombstones(&self, group_id: &str) -> Vec<Record> {
+        if self.first.holds(group_id) {
+            self.first.tombstones(group_id)
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn cancel_timers(&mut self, _group_id: &str, _timers: &mut Timers<TimerTask>) {}
+
+    fn is_classic(&self) -> bool {
+        self.first.is_classic()
+    }
 }
 
 /// The operations on a group a client may perform when no authorizer is configured (READ, DELETE,
@@ -46,6 +140,7 @@ pub enum OffsetExpirationCondition {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum GroupType {
     Classic,
+    Consumer,
     Streams,
 }
 
@@ -54,6 +149,7 @@ impl GroupType {
     pub fn name(self) -> &'static str {
         match self {
             GroupType::Classic => "classic",
+            GroupType::Consumer => "consumer",
             GroupType::Streams => "streams",
         }
     }

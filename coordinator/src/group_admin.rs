@@ -12,6 +12,7 @@ use protocol::messages::{
 use protocol::{ErrorCode, Request};
 
 use crate::classic::ClassicGroups;
+use crate::consumer::ConsumerGroups;
 use crate::context::RequestContext;
 use crate::group::GroupValidation;
 use crate::group_deletion::delete_group_records;
@@ -25,6 +26,7 @@ use crate::timer::Timers;
 /// tombstones, and the timers a deleted streams group cancels.
 pub(crate) struct GroupAdminEnv<'a> {
     pub streams: &'a mut StreamsGroups,
+    pub consumer: &'a mut ConsumerGroups,
     pub classic: &'a ClassicGroups,
     pub offsets: &'a OffsetStore,
     pub timers: &'a mut Timers<TimerTask>,
@@ -34,6 +36,7 @@ impl GroupAdminEnv<'_> {
     fn group_validation(&self, group_id: &str) -> Option<&dyn GroupValidation> {
         self.streams
             .validation(group_id)
+            .or_else(|| self.consumer.validation(group_id))
             .or_else(|| self.classic.validation(group_id))
     }
 }
@@ -71,6 +74,7 @@ fn list_groups(env: &GroupAdminEnv<'_>, r: &ListGroupsRequest) -> ListGroupsResp
         .collect();
     let types: BTreeSet<String> = r.types_filter.iter().map(|t| t.to_lowercase()).collect();
     let mut listings = env.streams.listings();
+    listings.extend(env.consumer.listings());
     listings.extend(env.classic.listings());
     listings.sort();
     let groups = listings
@@ -128,6 +132,7 @@ fn delete_groups(
             crate::offsets::deletion::delete_all_offsets(env.offsets, &group_id, &mut out.records);
             delete_group_records(
                 env.streams,
+                env.consumer,
                 env.classic,
                 env.timers,
                 &group_id,

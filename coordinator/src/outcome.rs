@@ -71,6 +71,7 @@ pub enum ShardError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TimerTask {
     Classic(ClassicTimer),
+    Consumer(ConsumerTimer),
     Streams(StreamsTimer),
     /// `expire-group-metadata`: the periodic offset and group expiration.
     GroupExpiration,
@@ -94,6 +95,19 @@ pub enum ClassicTimer {
     Sync {
         group_id: String,
         generation_id: i32,
+    },
+}
+
+/// What a consumer-group timer does when it fires.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConsumerTimer {
+    /// `session-timeout-<group>-<member>`: fence the member if it is still there.
+    SessionTimeout { group_id: String, member_id: String },
+    /// `rebalance-timeout-<group>-<member>`: fence the member if it is still at `member_epoch`.
+    RebalanceTimeout {
+        group_id: String,
+        member_id: String,
+        member_epoch: i32,
     },
 }
 

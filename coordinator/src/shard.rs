@@ -21,6 +21,7 @@ use protocol::{Request, Response};
 
 use crate::classic::ClassicGroups;
 use crate::config::ShardConfig;
+use crate::consumer::ConsumerGroups;
 use crate::context::RequestContext;
 use crate::group::GroupValidation;
 use crate::offsets::OffsetStore;
@@ -38,7 +39,26 @@ macro_rules! streams_env {
         crate::streams::StreamsEnv {
             config: &$shard.config,
             topics: &$shard.topics,
-            classic: &$shard.classic,
+            // A consumer group of the id is "not a streams group", whatever its state.
+            classic: &crate::group::TwoTypesRef {
+                first: &$shard.classic,
+                second: &$shard.consumer,
+            },
+            timers: &mut $shard.timers,
+        }
+    };
+}
+
+/// The borrows of the shard the consumer code works with (disjoint from `self.consumer`).
+macro_rules! consumer_env {
+    ($shard:expr) => {
+        crate::consumer::ConsumerEnv {
+            config: &$shard.config,
+            topics: &$shard.topics,
+            other_types: vec![
+                &$shard.classic as &dyn crate::group::OtherGroupType,
+                &$shard.streams as &dyn crate::group::OtherGroupType,
+            ],
             timers: &mut $shard.timers,
         }
     };
@@ -60,6 +80,7 @@ pub struct Shard {
     pub config: ShardConfig,
     pub topics: TopicsImage,
     pub streams: StreamsGroups,
+    pub consumer: ConsumerGroups,
     pub classic: ClassicGroups,
     pub offsets: OffsetStore,
     pub timers: Timers<TimerTask>,
@@ -85,6 +106,12 @@ impl Shard {
     ) -> Result<Outcome, ShardError> {
         // Each group type adds its apis here.
         let outcome = match request {
+            Request::ConsumerGroupHeartbeat(_) | Request::ConsumerGroupDescribe(_) => {
+                let handled = self
+                    .consumer
+                    .handle(&mut consumer_env!(self), ctx, request, now_ms);
+                streams_outcome(token, handled)
+            }
             Request::StreamsGroupHeartbeat(_)
             | Request::StreamsGroupDescribe(_)
             | Request::StreamsGroupTopologyDescriptionUpdate(_) => {
@@ -120,7 +147,12 @@ impl Shard {
                     config: &self.config.classic,
                     bugs: &self.config.kafka_bugs,
                     classic: &mut self.classic,
-                    streams: &mut self.streams,
+                    // A join replaces an empty streams or consumer group (`maybeDeleteEmpty*Group`).
+                    streams: &mut crate::group::TwoTypes {
+                        first: &mut self.streams,
+                        second: &self.consumer,
+                        second_replaceable: true,
+                    },
                     timers: &mut self.timers,
                 };
                 crate::classic::api::handle(&mut env, token, ctx, request, now_ms)
@@ -134,6 +166,7 @@ impl Shard {
                     topics: &self.topics,
                     offsets: &mut self.offsets,
                     streams: &self.streams,
+                    consumer: &self.consumer,
                     classic: &mut self.classic,
                     timers: &mut self.timers,
                 };
@@ -142,6 +175,7 @@ impl Shard {
             Request::ListGroups(_) | Request::DeleteGroups(_) => {
                 let mut env = crate::group_admin::GroupAdminEnv {
                     streams: &mut self.streams,
+                    consumer: &mut self.consumer,
                     classic: &self.classic,
                     offsets: &self.offsets,
                     timers: &mut self.timers,
@@ -162,9 +196,27 @@ impl Shard {
             | Record::StreamsGroupTargetAssignmentMember { .. }
             | Record::StreamsGroupCurrentMemberAssignment { .. }
             | Record::StreamsGroupTopology { .. } => self.streams.replay(record),
-            Record::OffsetCommit { .. } | Record::TxnOffsetCommit { .. } => {
-                crate::offsets::replay(&mut self.offsets, &self.streams, &mut self.classic, record)
+            Record::ConsumerGroupMetadata { .. }
+            | Record::ConsumerGroupPartitionMetadata { .. }
+            | Record::ConsumerGroupMemberMetadata { .. }
+            | Record::ConsumerGroupTargetAssignmentMetadata { .. }
+            | Record::ConsumerGroupTargetAssignmentMember { .. }
+            | Record::ConsumerGroupCurrentMemberAssignment { .. }
+            | Record::ConsumerGroupRegularExpression { .. } => {
+                // Consumer records replace a simple classic group of the same id
+                // (`getOrMaybeCreatePersistedConsumerGroup`).
+                if !record.is_tombstone() {
+                    self.classic.remove_simple_group(record.group_id());
+                }
+                self.consumer.replay(record)
             }
+            Record::OffsetCommit { .. } | Record::TxnOffsetCommit { .. } => crate::offsets::replay(
+                &mut self.offsets,
+                &self.streams,
+                &self.consumer,
+                &mut self.classic,
+                record,
+            ),
             Record::GroupMetadata { key, value } => self.classic.replay(key, value.as_ref()),
         }
     }
@@ -181,6 +233,7 @@ impl Shard {
     /// (`GroupCoordinatorShard.onLoaded`), first due `offsets.retention.check.interval.ms` from now.
     pub fn on_loaded(&mut self, now_ms: i64) {
         self.streams.on_loaded(&mut streams_env!(self), now_ms);
+        self.consumer.on_loaded(&mut consumer_env!(self), now_ms);
         self.classic.on_loaded(
             &self.config.classic,
             &self.config.kafka_bugs,
@@ -238,6 +291,13 @@ impl Shard {
                 );
                 self.commit(outcome)
             }
+            TimerTask::Consumer(t) => {
+                let records = self.consumer.run_timer(t, &mut consumer_env!(self));
+                self.commit(Outcome {
+                    records,
+                    ..Outcome::default()
+                })
+            }
             TimerTask::GroupExpiration => self.cleanup_group_metadata(now_ms),
         }
     }
@@ -250,6 +310,7 @@ impl Shard {
             config: &self.config.offsets,
             offsets: &self.offsets,
             streams: &mut self.streams,
+            consumer: &mut self.consumer,
             classic: &self.classic,
             timers: &mut self.timers,
         };
@@ -262,6 +323,7 @@ impl Shard {
     pub fn delete_group(&mut self, group_id: &str, records: &mut Vec<Record>) {
         crate::group_deletion::delete_group_records(
             &mut self.streams,
+            &mut self.consumer,
             &self.classic,
             &mut self.timers,
             group_id,
@@ -287,6 +349,7 @@ impl Shard {
     /// tombstones, already replayed, which the caller must append like any other records.
     pub fn set_topics(&mut self, topics: TopicsImage) -> Outcome {
         self.streams.on_topics_changed(&self.topics, &topics);
+        self.consumer.on_topics_changed(&self.topics, &topics);
         let deleted = crate::offsets::deletion::deleted_topics(&self.topics, &topics);
         self.topics = topics;
         if deleted.is_empty() {
@@ -309,6 +372,7 @@ impl Shard {
     pub fn group_validation(&self, group_id: &str) -> Option<&dyn GroupValidation> {
         self.streams
             .validation(group_id)
+            .or_else(|| self.consumer.validation(group_id))
             .or_else(|| self.classic.validation(group_id))
     }
 

@@ -458,6 +458,31 @@ BY_STRUCT = {
 }
 
 
+# Overrides for one message only (`"<Message>/<Struct>.<Field>"`), where a struct name is shared by
+# several messages with different meanings (the consumer-group apis reuse the streams names).
+BY_MESSAGE = {
+    "ConsumerGroupHeartbeatRequest/ConsumerGroupHeartbeatRequest.SubscribedTopicNames":
+        "topics subscribed by name; null means unchanged",
+    "ConsumerGroupHeartbeatRequest/ConsumerGroupHeartbeatRequest.SubscribedTopicRegex":
+        "RE2J regular expression of subscribed topics; null unchanged, empty clears it",
+    "ConsumerGroupHeartbeatRequest/ConsumerGroupHeartbeatRequest.ServerAssignor":
+        "server-side assignor the member prefers; null means unchanged",
+    "ConsumerGroupHeartbeatRequest/ConsumerGroupHeartbeatRequest.TopicPartitions":
+        "partitions the member owns; null means unchanged",
+    "ConsumerGroupHeartbeatResponse/ConsumerGroupHeartbeatResponse.Assignment":
+        "partitions assigned to the member; null means unchanged",
+    "ConsumerGroupHeartbeatResponse/Assignment.TopicPartitions": "assigned partitions, per topic",
+    "ConsumerGroupDescribeResponse/Member.SubscribedTopicNames": "topics the member subscribes to by name",
+    "ConsumerGroupDescribeResponse/Member.SubscribedTopicRegex": "the member's regular expression, or empty",
+    "ConsumerGroupDescribeResponse/Member.Assignment": "partitions the member owns or still revokes",
+    "ConsumerGroupDescribeResponse/Member.TargetAssignment": "partitions the member is moving towards",
+    "ConsumerGroupDescribeResponse/Member.MemberType": "-1 unknown, 0 classic protocol, 1 consumer protocol",
+    "ConsumerGroupDescribeResponse/Assignment.TopicPartitions": "partitions, per topic",
+    "ConsumerGroupDescribeResponse/TopicPartitions.TopicName": "topic name",
+}
+
+
 def describe(message, struct, field):
     """The description of `field` inside `struct` of `message`, or None if none is written."""
-    return BY_STRUCT.get(f"{struct}.{field}") or BY_NAME.get(field)
+    return (BY_MESSAGE.get(f"{message}/{struct}.{field}") or BY_STRUCT.get(f"{struct}.{field}")
+            or BY_NAME.get(field))

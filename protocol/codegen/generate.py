@@ -673,6 +673,8 @@ SERVED = [
     ("OffsetDelete", "OffsetDelete", 0, 0),
     ("DescribeCluster", "DescribeCluster", 0, 2), ("BrokerRegistration", "BrokerRegistration", 0, 4),
     ("BrokerHeartbeat", "BrokerHeartbeat", 0, 2),
+    ("ConsumerGroupHeartbeat", "ConsumerGroupHeartbeat", 0, 1),
+    ("ConsumerGroupDescribe", "ConsumerGroupDescribe", 0, 1),
     ("StreamsGroupHeartbeat", "StreamsGroupHeartbeat", 0, 1),
     ("StreamsGroupDescribe", "StreamsGroupDescribe", 0, 1),
     ("StreamsGroupTopologyDescriptionUpdate", "StreamsGroupTopologyDescriptionUpdate", 0, 0),

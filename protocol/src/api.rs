@@ -32,6 +32,8 @@ pub enum Api {
     DescribeCluster,
     BrokerRegistration,
     BrokerHeartbeat,
+    ConsumerGroupHeartbeat,
+    ConsumerGroupDescribe,
     StreamsGroupHeartbeat,
     StreamsGroupDescribe,
     StreamsGroupTopologyDescriptionUpdate,
@@ -64,6 +66,22 @@ const TABLE: &[(Api, i16, &str, i16, i16, i16)] = &[
     (Api::BrokerRegistration, 62, "BrokerRegistration", 0, 4, 0),
     (Api::BrokerHeartbeat, 63, "BrokerHeartbeat", 0, 2, 0),
     (
+        Api::ConsumerGroupHeartbeat,
+        68,
+        "ConsumerGroupHeartbeat",
+        0,
+        1,
+        0,
+    ),
+    (
+        Api::ConsumerGroupDescribe,
+        69,
+        "ConsumerGroupDescribe",
+        0,
+        1,
+        0,
+    ),
+    (
         Api::StreamsGroupHeartbeat,
         88,
         "StreamsGroupHeartbeat",
@@ -91,7 +109,7 @@ const TABLE: &[(Api, i16, &str, i16, i16, i16)] = &[
 
 impl Api {
     /// Every api regroup serves, by api key.
-    pub const ALL: [Api; 26] = [
+    pub const ALL: [Api; 28] = [
         Api::Produce,
         Api::Fetch,
         Api::ListOffsets,
@@ -115,6 +133,8 @@ impl Api {
         Api::DescribeCluster,
         Api::BrokerRegistration,
         Api::BrokerHeartbeat,
+        Api::ConsumerGroupHeartbeat,
+        Api::ConsumerGroupDescribe,
         Api::StreamsGroupHeartbeat,
         Api::StreamsGroupDescribe,
         Api::StreamsGroupTopologyDescriptionUpdate,
@@ -246,6 +266,11 @@ mod tests {
         assert_eq!(Api::parse("4"), None);
         assert_eq!(Api::parse("NoSuchApi"), None);
         assert_eq!(Api::StreamsGroupDescribe.key(), 89);
+        assert_eq!(Api::parse("68"), Some(Api::ConsumerGroupHeartbeat));
+        assert_eq!(
+            Api::parse("consumergroupdescribe"),
+            Some(Api::ConsumerGroupDescribe)
+        );
         assert_eq!(Api::ListOffsets.max_version(), 11);
     }
 }

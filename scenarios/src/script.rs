@@ -182,10 +182,11 @@ impl Script {
             Some("groupConfig") => self.set_group_config(obj.get("groupConfig")).map_err(err)?,
             Some(_) => {
                 if let Some(config_line) = self.unchecked_config_line.take() {
-                    self.shard
-                        .config
+                    let config = &self.shard.config;
+                    config
                         .streams
                         .validate()
+                        .and_then(|()| config.consumer.validate())
                         .map_err(|e: ConfigError| ScriptError {
                             line: config_line,
                             message: e.to_string(),
@@ -324,18 +325,34 @@ impl Script {
         let Some(Value::Object(configs)) = g.get("configs") else {
             return Err("groupConfig needs \"configs\"".into());
         };
+        let mut given = std::collections::BTreeMap::new();
         for (k, v) in configs {
             let v = config_value(v)
                 .ok_or_else(|| format!("group config {k}: unsupported value {v}"))?;
-            match coordinator::streams::config::validate_group_config(
+            let checked = coordinator::streams::config::validate_group_config(
                 &self.shard.config.streams,
                 k,
                 &v,
-            ) {
-                Some(Ok(())) => self.shard.config.set_group_config(group, k, &v),
+            )
+            .or_else(|| {
+                coordinator::consumer::config::validate_group_config(
+                    &self.shard.config.consumer,
+                    k,
+                    &v,
+                )
+            });
+            match checked {
+                Some(Ok(())) => {
+                    given.insert(k.clone(), v);
+                }
                 Some(Err(e)) => return Err(e.to_string()),
                 None => return Err(format!("unknown group config {k}")),
             }
+        }
+        coordinator::consumer::config::validate_group_configs(&self.shard.config.consumer, &given)
+            .map_err(|e| e.to_string())?;
+        for (k, v) in &given {
+            self.shard.config.set_group_config(group, k, v);
         }
         Ok(())
     }

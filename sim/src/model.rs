@@ -363,6 +363,14 @@ impl Model {
             // Transactional commits stay pending until their transaction ends; the simulated
             // clients never use transactions.
             Record::TxnOffsetCommit { .. } => {}
+            // No simulated client runs a consumer group yet.
+            Record::ConsumerGroupMetadata { .. }
+            | Record::ConsumerGroupPartitionMetadata { .. }
+            | Record::ConsumerGroupMemberMetadata { .. }
+            | Record::ConsumerGroupTargetAssignmentMetadata { .. }
+            | Record::ConsumerGroupTargetAssignmentMember { .. }
+            | Record::ConsumerGroupCurrentMemberAssignment { .. }
+            | Record::ConsumerGroupRegularExpression { .. } => {}
         }
     }
 

@@ -144,6 +144,21 @@ impl ClassicGroups {
             .or_insert_with(|| ClassicGroup::new(group_id, GroupState::Empty, now_ms))
     }
 
+    /// Removes the group if it is a simple group (no protocol type, Empty, nobody pending: a group only
+    /// holding offsets), as replaying another group type's records over it does in Kafka
+    /// (`getOrMaybeCreatePersisted*Group`). Returns whether it was removed.
+    pub fn remove_simple_group(&mut self, group_id: &str) -> bool {
+        let simple = self.groups.get(group_id).is_some_and(|g| {
+            g.protocol_type().is_none()
+                && g.is_in_state(GroupState::Empty)
+                && g.pending_join_members().is_empty()
+        });
+        if simple {
+            self.groups.remove(group_id);
+        }
+        simple
+    }
+
     /// Test hook: the next GroupMetadata write a classic handler makes fails with `error` (Kafka's
     /// append future completing exceptionally), with the handler's failure path.
     pub fn fail_next_write(&mut self, error: ErrorCode) {
@@ -445,4 +460,17 @@ impl crate::group::OtherGroupType for ClassicGroups {
 
     /// Kafka cancels no timers of a classic group it deletes.
     fn cancel_timers(&mut self, _group_id: &str, _timers: &mut Timers<TimerTask>) {}
+
+    fn is_classic(&self) -> bool {
+        true
+    }
+
+    fn protocol_type(&self, group_id: &str) -> Option<String> {
+        self.get(group_id)
+            .and_then(|g| g.protocol_type().map(str::to_string))
+    }
+
+    fn member_count(&self, group_id: &str) -> usize {
+        self.get(group_id).map_or(0, |g| g.members().count())
+    }
 }

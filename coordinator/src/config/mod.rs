@@ -11,11 +11,13 @@ use kafka_bugs::KafkaBugs;
 use crate::streams::assignor::TaskAssignor;
 
 pub mod classic;
+pub mod consumer;
 pub mod offsets;
 pub mod streams;
 pub mod values;
 
 pub use classic::ClassicConfig;
+pub use consumer::ConsumerConfig;
 pub use offsets::OffsetsConfig;
 pub use streams::StreamsConfig;
 pub use values::{ConfigError, parse_i32_in, parse_i64};
@@ -24,6 +26,7 @@ pub use values::{ConfigError, parse_i32_in, parse_i64};
 #[derive(Debug, Clone, Default)]
 pub struct ShardConfig {
     pub streams: StreamsConfig,
+    pub consumer: ConsumerConfig,
     pub classic: ClassicConfig,
     pub offsets: OffsetsConfig,
     /// Per-group dynamic configs (`streams.session.timeout.ms`, ...), by group id, as given.
@@ -54,6 +57,9 @@ impl ShardConfig {
     /// their textual form). Each part of the shard recognises its own keys.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
         if let Some(result) = self.streams.try_set(key, value) {
+            return result;
+        }
+        if let Some(result) = self.consumer.try_set(key, value) {
             return result;
         }
         if let Some(result) = self.classic.try_set(key, value) {

@@ -74,7 +74,7 @@ fn at_least(key: &str, value: &str, min: i64) -> ConfigError {
     ConfigError::invalid(key, value, format!("Value must be at least {min}"))
 }
 
-fn parse_int_at_least(key: &str, value: &str, min: i32) -> Result<i32, ConfigError> {
+pub(super) fn parse_int_at_least(key: &str, value: &str, min: i32) -> Result<i32, ConfigError> {
     let v = parse_i64(key, value)?;
     if v > i64::from(i32::MAX) || v < i64::from(i32::MIN) {
         return Err(ConfigError::invalid(key, value, "not a 32-bit integer"));
@@ -93,7 +93,7 @@ fn parse_long_at_least(key: &str, value: &str, min: i64) -> Result<i64, ConfigEr
     Ok(v)
 }
 
-fn parse_bool(key: &str, value: &str) -> Result<bool, ConfigError> {
+pub(super) fn parse_bool(key: &str, value: &str) -> Result<bool, ConfigError> {
     match value.trim().to_ascii_lowercase().as_str() {
         "true" => Ok(true),
         "false" => Ok(false),

@@ -11,6 +11,7 @@
 use super::config::OffsetsConfig;
 use super::store::OffsetStore;
 use crate::classic::ClassicGroups;
+use crate::consumer::ConsumerGroups;
 use crate::group::GroupValidation;
 use crate::group_deletion::delete_group_records;
 use crate::outcome::{Outcome, TimerTask};
@@ -39,6 +40,7 @@ pub(crate) struct ExpirationEnv<'a> {
     pub config: &'a OffsetsConfig,
     pub offsets: &'a OffsetStore,
     pub streams: &'a mut StreamsGroups,
+    pub consumer: &'a mut ConsumerGroups,
     pub classic: &'a ClassicGroups,
     pub timers: &'a mut Timers<TimerTask>,
 }
@@ -74,12 +76,33 @@ pub fn cleanup_expired_offsets(
     now_ms: i64,
     records: &mut Vec<Record>,
 ) -> bool {
+    cleanup_offsets_of(
+        condition(groups, group_id),
+        groups.validation(group_id),
+        store,
+        retention_ms,
+        group_id,
+        now_ms,
+        records,
+    )
+}
+
+/// [`cleanup_expired_offsets`] given the group's expiration condition and validation.
+#[allow(clippy::too_many_arguments)]
+fn cleanup_offsets_of(
+    condition: Option<OffsetExpirationCondition>,
+    group: Option<&dyn GroupValidation>,
+    store: &OffsetStore,
+    retention_ms: i64,
+    group_id: &str,
+    now_ms: i64,
+    records: &mut Vec<Record>,
+) -> bool {
     let Some(topics) = store.group(group_id) else {
         return !store.group_has_pending(group_id);
     };
     // Kafka expects the owner of committed offsets to exist (a commit creates a simple group).
-    let (Some(condition), Some(group)) = (condition(groups, group_id), groups.validation(group_id))
-    else {
+    let (Some(condition), Some(group)) = (condition, group) else {
         return false;
     };
     let retention = retention_ms;
@@ -114,6 +137,7 @@ pub(crate) fn cleanup_group_metadata(env: &mut ExpirationEnv<'_>, now_ms: i64) -
         .groups()
         .map(|g| g.group_id().to_string())
         .chain(env.streams.group_ids().cloned())
+        .chain(env.consumer.group_ids().cloned())
         .collect();
     group_ids.sort();
     let retention = retention_ms(env.config);
@@ -123,8 +147,15 @@ pub(crate) fn cleanup_group_metadata(env: &mut ExpirationEnv<'_>, now_ms: i64) -
             streams: env.streams,
             classic: env.classic,
         };
-        if !cleanup_expired_offsets(
-            groups,
+        // A consumer group's offsets age from their commit (`ConsumerGroup.offsetExpirationCondition`).
+        let consumer = env.consumer.validation(&group_id);
+        let (condition, validation) = match consumer {
+            Some(v) => (Some(OffsetExpirationCondition::SinceCommit), Some(v)),
+            None => (condition(groups, &group_id), groups.validation(&group_id)),
+        };
+        if !cleanup_offsets_of(
+            condition,
+            validation,
             env.offsets,
             retention,
             &group_id,
@@ -134,10 +165,13 @@ pub(crate) fn cleanup_group_metadata(env: &mut ExpirationEnv<'_>, now_ms: i64) -
             continue;
         }
         // `maybeDeleteGroup`: only an empty group is deleted.
-        let empty = env.classic.is_empty_group(&group_id) || env.streams.is_empty_group(&group_id);
+        let empty = env.classic.is_empty_group(&group_id)
+            || env.streams.is_empty_group(&group_id)
+            || env.consumer.is_empty_group(&group_id);
         if empty {
             delete_group_records(
                 env.streams,
+                env.consumer,
                 env.classic,
                 env.timers,
                 &group_id,

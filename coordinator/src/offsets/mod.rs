@@ -28,6 +28,7 @@ use protocol::Request;
 
 use crate::classic::ClassicGroups;
 use crate::config::ShardConfig;
+use crate::consumer::ConsumerGroups;
 use crate::context::RequestContext;
 use crate::group::GroupValidation;
 use crate::outcome::{Outcome, RequestToken, TimerTask};
@@ -44,6 +45,7 @@ pub(crate) struct OffsetsEnv<'a> {
     pub topics: &'a TopicsImage,
     pub offsets: &'a mut OffsetStore,
     pub streams: &'a StreamsGroups,
+    pub consumer: &'a ConsumerGroups,
     pub classic: &'a mut ClassicGroups,
     pub timers: &'a mut Timers<TimerTask>,
 }
@@ -53,6 +55,7 @@ impl OffsetsEnv<'_> {
     pub fn group_validation(&self, group_id: &str) -> Option<&dyn GroupValidation> {
         self.streams
             .validation(group_id)
+            .or_else(|| self.consumer.validation(group_id))
             .or_else(|| self.classic.validation(group_id))
     }
 }
@@ -85,6 +88,7 @@ pub(crate) fn handle(
 pub(crate) fn replay(
     offsets: &mut OffsetStore,
     streams: &StreamsGroups,
+    consumer: &ConsumerGroups,
     classic: &mut ClassicGroups,
     record: &Record,
 ) {
@@ -98,8 +102,9 @@ pub(crate) fn replay(
         } => (key, value.as_ref(), Some(*producer_id)),
         _ => return,
     };
-    let known =
-        streams.validation(&key.group).is_some() || classic.validation(&key.group).is_some();
+    let known = streams.validation(&key.group).is_some()
+        || consumer.validation(&key.group).is_some()
+        || classic.validation(&key.group).is_some();
     if value.is_some() && !known {
         classic.create_empty_group(&key.group, None);
     }

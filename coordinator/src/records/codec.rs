@@ -13,6 +13,14 @@ use super::Record;
 use super::classic::{
     GROUP_METADATA_VALUE_VERSION, GroupMetadataKey, GroupMetadataValue, MemberMetadata,
 };
+use super::consumer::{
+    ClassicMemberMetadata, ClassicProtocol, ConsumerGroupCurrentMemberAssignmentValue,
+    ConsumerGroupKey, ConsumerGroupMemberMetadataValue, ConsumerGroupMetadataValue,
+    ConsumerGroupPartitionMetadataValue, ConsumerGroupRegularExpressionValue,
+    ConsumerGroupTargetAssignmentMemberValue, ConsumerGroupTargetAssignmentMetadataValue,
+    ConsumerMemberKey, ConsumerRegexKey, CurrentTopicPartitions, PartitionMetadata,
+    TargetTopicPartitions, TopicMetadata,
+};
 use super::offsets::{OffsetCommitKey, OffsetCommitValue};
 use super::streams::{
     CopartitionGroup, Endpoint, KeyValue, StreamsGroupCurrentMemberAssignmentValue,
@@ -51,6 +59,92 @@ pub fn serialize(record: &Record) -> RecordBytes {
             key.string(&k.group);
             v.as_ref()
                 .map(|v| write_group_value(&mut value, v))
+                .is_some()
+        }
+        Record::ConsumerGroupMetadata { key: k, value: v } => {
+            key.string(&k.group_id);
+            v.as_ref()
+                .map(|v| {
+                    value.i16(0);
+                    value.i32(v.epoch);
+                    let mut tags = Vec::new();
+                    if v.metadata_hash != 0 {
+                        let mut t = Writer::new();
+                        t.i64(v.metadata_hash);
+                        tags.push((0, t.into_inner()));
+                    }
+                    value.tagged_fields(&tags);
+                })
+                .is_some()
+        }
+        Record::ConsumerGroupPartitionMetadata { key: k, value: v } => {
+            key.string(&k.group_id);
+            v.as_ref()
+                .map(|v| write_consumer_partition_metadata(&mut value, v))
+                .is_some()
+        }
+        Record::ConsumerGroupMemberMetadata { key: k, value: v } => {
+            write_consumer_member_key(&mut key, k);
+            v.as_ref()
+                .map(|v| write_consumer_member_metadata(&mut value, v))
+                .is_some()
+        }
+        Record::ConsumerGroupTargetAssignmentMetadata { key: k, value: v } => {
+            key.string(&k.group_id);
+            v.as_ref()
+                .map(|v| {
+                    value.i16(0);
+                    value.i32(v.assignment_epoch);
+                    let mut tags = Vec::new();
+                    if v.assignment_timestamp != 0 {
+                        let mut t = Writer::new();
+                        t.i64(v.assignment_timestamp);
+                        tags.push((0, t.into_inner()));
+                    }
+                    value.tagged_fields(&tags);
+                })
+                .is_some()
+        }
+        Record::ConsumerGroupTargetAssignmentMember { key: k, value: v } => {
+            write_consumer_member_key(&mut key, k);
+            v.as_ref()
+                .map(|v| {
+                    value.i16(0);
+                    value.compact_array_len(Some(v.topic_partitions.len()));
+                    for tp in &v.topic_partitions {
+                        value.uuid(&tp.topic_id);
+                        write_i32s(&mut value, &tp.partitions);
+                        value.no_tagged_fields();
+                    }
+                    value.no_tagged_fields();
+                })
+                .is_some()
+        }
+        Record::ConsumerGroupCurrentMemberAssignment { key: k, value: v } => {
+            write_consumer_member_key(&mut key, k);
+            v.as_ref()
+                .map(|v| {
+                    value.i16(0);
+                    value.i32(v.member_epoch);
+                    value.i32(v.previous_member_epoch);
+                    value.i8(v.state);
+                    write_current_topic_partitions(&mut value, &v.assigned_partitions);
+                    write_current_topic_partitions(&mut value, &v.partitions_pending_revocation);
+                    value.no_tagged_fields();
+                })
+                .is_some()
+        }
+        Record::ConsumerGroupRegularExpression { key: k, value: v } => {
+            key.string(&k.group_id);
+            key.string(&k.regular_expression);
+            v.as_ref()
+                .map(|v| {
+                    value.i16(0);
+                    write_strings(&mut value, &v.topics);
+                    value.i64(v.version);
+                    value.i64(v.timestamp);
+                    value.no_tagged_fields();
+                })
                 .is_some()
         }
         Record::StreamsGroupMetadata { key: k, value: v } => {
@@ -127,7 +221,7 @@ pub fn serialize(record: &Record) -> RecordBytes {
 }
 
 /// Deserializes one record as Kafka's `CoordinatorRecordSerde` does. Record types regroup does not
-/// model (consumer and share groups, the legacy offset key) are reported as
+/// model (share groups, the legacy offset key) are reported as
 /// [`DecodeOutcome::UnknownType`], which Kafka's loader also skips (with a warning).
 pub fn deserialize(key: &[u8], value: Option<&[u8]>) -> Result<DecodeOutcome, CodecError> {
     let mut k = Reader::new(key, "record key");
@@ -161,6 +255,145 @@ pub fn deserialize(key: &[u8], value: Option<&[u8]>) -> Result<DecodeOutcome, Co
                 _ => None,
             };
             Record::GroupMetadata { key, value }
+        }
+        3 => {
+            check_zero(version, &v)?;
+            let key = ConsumerGroupKey {
+                group_id: k.string()?,
+            };
+            let value = match v.as_mut() {
+                Some(r) => {
+                    let epoch = r.i32()?;
+                    let mut metadata_hash = 0;
+                    r.tagged_fields(|tag, f| {
+                        if tag == 0 {
+                            metadata_hash = f.i64()?;
+                            return Ok(true);
+                        }
+                        Ok(false)
+                    })?;
+                    Some(ConsumerGroupMetadataValue {
+                        epoch,
+                        metadata_hash,
+                    })
+                }
+                None => None,
+            };
+            Record::ConsumerGroupMetadata { key, value }
+        }
+        4 => {
+            check_zero(version, &v)?;
+            let key = ConsumerGroupKey {
+                group_id: k.string()?,
+            };
+            let value = match v.as_mut() {
+                Some(r) => Some(read_consumer_partition_metadata(r)?),
+                None => None,
+            };
+            Record::ConsumerGroupPartitionMetadata { key, value }
+        }
+        5 => {
+            check_zero(version, &v)?;
+            let key = read_consumer_member_key(&mut k)?;
+            let value = match v.as_mut() {
+                Some(r) => Some(read_consumer_member_metadata(r)?),
+                None => None,
+            };
+            Record::ConsumerGroupMemberMetadata { key, value }
+        }
+        6 => {
+            check_zero(version, &v)?;
+            let key = ConsumerGroupKey {
+                group_id: k.string()?,
+            };
+            let value = match v.as_mut() {
+                Some(r) => {
+                    let assignment_epoch = r.i32()?;
+                    let mut assignment_timestamp = 0;
+                    r.tagged_fields(|tag, f| {
+                        if tag == 0 {
+                            assignment_timestamp = f.i64()?;
+                            return Ok(true);
+                        }
+                        Ok(false)
+                    })?;
+                    Some(ConsumerGroupTargetAssignmentMetadataValue {
+                        assignment_epoch,
+                        assignment_timestamp,
+                    })
+                }
+                None => None,
+            };
+            Record::ConsumerGroupTargetAssignmentMetadata { key, value }
+        }
+        7 => {
+            check_zero(version, &v)?;
+            let key = read_consumer_member_key(&mut k)?;
+            let value = match v.as_mut() {
+                Some(r) => {
+                    let n = r.compact_array_len_required(18)?;
+                    let mut topic_partitions = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        let topic_id = r.uuid()?;
+                        let count = r.compact_array_len_required(4)?;
+                        let partitions = read_i32s(r, count)?;
+                        r.tagged_fields(|_, _| Ok(false))?;
+                        topic_partitions.push(TargetTopicPartitions {
+                            topic_id,
+                            partitions,
+                        });
+                    }
+                    r.tagged_fields(|_, _| Ok(false))?;
+                    Some(ConsumerGroupTargetAssignmentMemberValue { topic_partitions })
+                }
+                None => None,
+            };
+            Record::ConsumerGroupTargetAssignmentMember { key, value }
+        }
+        8 => {
+            check_zero(version, &v)?;
+            let key = read_consumer_member_key(&mut k)?;
+            let value = match v.as_mut() {
+                Some(r) => {
+                    let member_epoch = r.i32()?;
+                    let previous_member_epoch = r.i32()?;
+                    let state = r.i8()?;
+                    let assigned_partitions = read_current_topic_partitions(r)?;
+                    let partitions_pending_revocation = read_current_topic_partitions(r)?;
+                    r.tagged_fields(|_, _| Ok(false))?;
+                    Some(ConsumerGroupCurrentMemberAssignmentValue {
+                        member_epoch,
+                        previous_member_epoch,
+                        state,
+                        assigned_partitions,
+                        partitions_pending_revocation,
+                    })
+                }
+                None => None,
+            };
+            Record::ConsumerGroupCurrentMemberAssignment { key, value }
+        }
+        16 => {
+            check_zero(version, &v)?;
+            let key = ConsumerRegexKey {
+                group_id: k.string()?,
+                regular_expression: k.string()?,
+            };
+            let value = match v.as_mut() {
+                Some(r) => {
+                    let topics = read_strings(r)?;
+                    let version = r.i64()?;
+                    let timestamp = r.i64()?;
+                    r.tagged_fields(|_, _| Ok(false))?;
+                    Some(ConsumerGroupRegularExpressionValue {
+                        topics,
+                        version,
+                        timestamp,
+                    })
+                }
+                None => None,
+            };
+            Record::ConsumerGroupRegularExpression { key, value }
         }
         17 => {
             check_zero(version, &v)?;
@@ -601,6 +834,184 @@ fn read_member_metadata(r: &mut Reader<'_>) -> Result<StreamsGroupMemberMetadata
     })
 }
 
+fn write_consumer_member_key(w: &mut Writer, k: &ConsumerMemberKey) {
+    w.string(&k.group_id);
+    w.string(&k.member_id);
+}
+
+fn read_consumer_member_key(r: &mut Reader<'_>) -> Result<ConsumerMemberKey, CodecError> {
+    Ok(ConsumerMemberKey {
+        group_id: r.string()?,
+        member_id: r.string()?,
+    })
+}
+
+fn write_consumer_partition_metadata(w: &mut Writer, v: &ConsumerGroupPartitionMetadataValue) {
+    w.i16(0);
+    w.compact_array_len(Some(v.topics.len()));
+    for t in &v.topics {
+        w.uuid(&t.topic_id);
+        w.compact_string(&t.topic_name);
+        w.i32(t.num_partitions);
+        w.compact_array_len(Some(t.partition_metadata.len()));
+        for p in &t.partition_metadata {
+            w.i32(p.partition);
+            write_strings(w, &p.racks);
+            w.no_tagged_fields();
+        }
+        w.no_tagged_fields();
+    }
+    w.no_tagged_fields();
+}
+
+fn read_consumer_partition_metadata(
+    r: &mut Reader<'_>,
+) -> Result<ConsumerGroupPartitionMetadataValue, CodecError> {
+    let n = r.compact_array_len_required(23)?;
+    let mut topics = Vec::with_capacity(n);
+    for _ in 0..n {
+        let topic_id = r.uuid()?;
+        let topic_name = r.compact_string()?;
+        let num_partitions = r.i32()?;
+        let count = r.compact_array_len_required(6)?;
+        let mut partition_metadata = Vec::with_capacity(count);
+        for _ in 0..count {
+            let partition = r.i32()?;
+            let racks = read_strings(r)?;
+            r.tagged_fields(|_, _| Ok(false))?;
+            partition_metadata.push(PartitionMetadata { partition, racks });
+        }
+        r.tagged_fields(|_, _| Ok(false))?;
+        topics.push(TopicMetadata {
+            topic_id,
+            topic_name,
+            num_partitions,
+            partition_metadata,
+        });
+    }
+    r.tagged_fields(|_, _| Ok(false))?;
+    Ok(ConsumerGroupPartitionMetadataValue { topics })
+}
+
+fn write_consumer_member_metadata(w: &mut Writer, v: &ConsumerGroupMemberMetadataValue) {
+    w.i16(0);
+    w.compact_nullable_string(v.instance_id.as_deref());
+    w.compact_nullable_string(v.rack_id.as_deref());
+    w.compact_string(&v.client_id);
+    w.compact_string(&v.client_host);
+    write_strings(w, &v.subscribed_topic_names);
+    w.compact_nullable_string(v.subscribed_topic_regex.as_deref());
+    w.i32(v.rebalance_timeout_ms);
+    w.compact_nullable_string(v.server_assignor.as_deref());
+    let mut tags = Vec::new();
+    if let Some(c) = &v.classic_member_metadata {
+        let mut t = Writer::new();
+        t.i8(1);
+        t.i32(c.session_timeout_ms);
+        t.compact_array_len(Some(c.supported_protocols.len()));
+        for p in &c.supported_protocols {
+            t.compact_string(&p.name);
+            t.compact_bytes(&p.metadata);
+            t.no_tagged_fields();
+        }
+        t.no_tagged_fields();
+        tags.push((0, t.into_inner()));
+    }
+    w.tagged_fields(&tags);
+}
+
+fn read_consumer_member_metadata(
+    r: &mut Reader<'_>,
+) -> Result<ConsumerGroupMemberMetadataValue, CodecError> {
+    let instance_id = r.compact_nullable_string()?;
+    let rack_id = r.compact_nullable_string()?;
+    let client_id = r.compact_string()?;
+    let client_host = r.compact_string()?;
+    let subscribed_topic_names = read_strings(r)?;
+    let subscribed_topic_regex = r.compact_nullable_string()?;
+    let rebalance_timeout_ms = r.i32()?;
+    let server_assignor = r.compact_nullable_string()?;
+    let mut classic_member_metadata = None;
+    r.tagged_fields(|tag, f| {
+        if tag != 0 {
+            return Ok(false);
+        }
+        if f.i8()? < 0 {
+            return Ok(true);
+        }
+        let session_timeout_ms = f.i32()?;
+        let n = f.compact_array_len_required(3)?;
+        let mut supported_protocols = Vec::with_capacity(n);
+        for _ in 0..n {
+            let name = f.compact_string()?;
+            let metadata = f.compact_bytes()?;
+            f.tagged_fields(|_, _| Ok(false))?;
+            supported_protocols.push(ClassicProtocol { name, metadata });
+        }
+        f.tagged_fields(|_, _| Ok(false))?;
+        classic_member_metadata = Some(ClassicMemberMetadata {
+            session_timeout_ms,
+            supported_protocols,
+        });
+        Ok(true)
+    })?;
+    Ok(ConsumerGroupMemberMetadataValue {
+        instance_id,
+        rack_id,
+        client_id,
+        client_host,
+        subscribed_topic_names,
+        subscribed_topic_regex,
+        rebalance_timeout_ms,
+        server_assignor,
+        classic_member_metadata,
+    })
+}
+
+fn write_current_topic_partitions(w: &mut Writer, topics: &[CurrentTopicPartitions]) {
+    w.compact_array_len(Some(topics.len()));
+    for t in topics {
+        w.uuid(&t.topic_id);
+        write_i32s(w, &t.partitions);
+        let mut tags = Vec::new();
+        if let Some(epochs) = &t.assignment_epochs {
+            let mut f = Writer::new();
+            write_i32s(&mut f, epochs);
+            tags.push((0, f.into_inner()));
+        }
+        w.tagged_fields(&tags);
+    }
+}
+
+fn read_current_topic_partitions(
+    r: &mut Reader<'_>,
+) -> Result<Vec<CurrentTopicPartitions>, CodecError> {
+    let n = r.compact_array_len_required(18)?;
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let topic_id = r.uuid()?;
+        let count = r.compact_array_len_required(4)?;
+        let partitions = read_i32s(r, count)?;
+        let mut assignment_epochs = None;
+        r.tagged_fields(|tag, f| {
+            if tag == 0 {
+                assignment_epochs = match f.compact_array_len(4)? {
+                    Some(n) => Some(read_i32s(f, n)?),
+                    None => None,
+                };
+                return Ok(true);
+            }
+            Ok(false)
+        })?;
+        out.push(CurrentTopicPartitions {
+            topic_id,
+            partitions,
+            assignment_epochs,
+        });
+    }
+    Ok(out)
+}
+
 fn write_i32s(w: &mut Writer, values: &[i32]) {
     w.compact_array_len(Some(values.len()));
     for v in values {
@@ -1019,12 +1430,136 @@ mod tests {
     }
 
     #[test]
+    fn consumer_records_round_trip_with_kafkas_layout() {
+        let gkey = || ConsumerGroupKey {
+            group_id: "g".into(),
+        };
+        let mkey = || ConsumerMemberKey {
+            group_id: "g".into(),
+            member_id: "m".into(),
+        };
+        let topic = uuid::Uuid::from_u64_pair(1, 2);
+        // ConsumerGroupMetadata v0: epoch 5, tag 0 = the hash (omitted when 0).
+        let bytes = round_trip(Record::ConsumerGroupMetadata {
+            key: gkey(),
+            value: Some(ConsumerGroupMetadataValue {
+                epoch: 5,
+                metadata_hash: 7,
+            }),
+        });
+        assert_eq!(bytes.key, vec![0, 3, 0, 1, b'g']);
+        assert_eq!(
+            bytes.value.unwrap(),
+            vec![0, 0, 0, 0, 0, 5, 1, 0, 8, 0, 0, 0, 0, 0, 0, 0, 7]
+        );
+        let bytes = round_trip(Record::ConsumerGroupMetadata {
+            key: gkey(),
+            value: Some(ConsumerGroupMetadataValue {
+                epoch: 5,
+                metadata_hash: 0,
+            }),
+        });
+        assert_eq!(bytes.value.unwrap(), vec![0, 0, 0, 0, 0, 5, 0]);
+        round_trip(Record::ConsumerGroupMemberMetadata {
+            key: mkey(),
+            value: Some(ConsumerGroupMemberMetadataValue {
+                instance_id: Some("i".into()),
+                rack_id: None,
+                client_id: "c".into(),
+                client_host: "/h".into(),
+                subscribed_topic_names: vec!["bar".into(), "foo".into()],
+                subscribed_topic_regex: Some(String::new()),
+                rebalance_timeout_ms: 5000,
+                server_assignor: Some("range".into()),
+                classic_member_metadata: Some(ClassicMemberMetadata {
+                    session_timeout_ms: 10,
+                    supported_protocols: vec![ClassicProtocol {
+                        name: "range".into(),
+                        metadata: vec![1, 2, 3],
+                    }],
+                }),
+            }),
+        });
+        round_trip(Record::ConsumerGroupTargetAssignmentMember {
+            key: mkey(),
+            value: Some(ConsumerGroupTargetAssignmentMemberValue {
+                topic_partitions: vec![TargetTopicPartitions {
+                    topic_id: topic,
+                    partitions: vec![0, 2],
+                }],
+            }),
+        });
+        round_trip(Record::ConsumerGroupCurrentMemberAssignment {
+            key: mkey(),
+            value: Some(ConsumerGroupCurrentMemberAssignmentValue {
+                member_epoch: 3,
+                previous_member_epoch: 2,
+                state: 1,
+                assigned_partitions: vec![CurrentTopicPartitions {
+                    topic_id: topic,
+                    partitions: vec![0],
+                    assignment_epochs: Some(vec![2]),
+                }],
+                partitions_pending_revocation: vec![CurrentTopicPartitions {
+                    topic_id: topic,
+                    partitions: vec![1],
+                    assignment_epochs: None,
+                }],
+            }),
+        });
+        round_trip(Record::ConsumerGroupTargetAssignmentMetadata {
+            key: gkey(),
+            value: Some(ConsumerGroupTargetAssignmentMetadataValue {
+                assignment_epoch: 3,
+                assignment_timestamp: 1000,
+            }),
+        });
+        round_trip(Record::ConsumerGroupPartitionMetadata {
+            key: gkey(),
+            value: Some(ConsumerGroupPartitionMetadataValue {
+                topics: vec![TopicMetadata {
+                    topic_id: topic,
+                    topic_name: "foo".into(),
+                    num_partitions: 1,
+                    partition_metadata: vec![PartitionMetadata {
+                        partition: 0,
+                        racks: vec!["r".into()],
+                    }],
+                }],
+            }),
+        });
+        round_trip(Record::ConsumerGroupRegularExpression {
+            key: ConsumerRegexKey {
+                group_id: "g".into(),
+                regular_expression: "foo.*".into(),
+            },
+            value: Some(ConsumerGroupRegularExpressionValue {
+                topics: vec!["foo".into()],
+                version: 12,
+                timestamp: 1000,
+            }),
+        });
+        for record in [
+            Record::ConsumerGroupMetadata {
+                key: gkey(),
+                value: None,
+            },
+            Record::ConsumerGroupCurrentMemberAssignment {
+                key: mkey(),
+                value: None,
+            },
+        ] {
+            round_trip(record);
+        }
+    }
+
+    #[test]
     fn unknown_types_are_reported_and_garbage_is_an_error() {
-        // Consumer group metadata (type 3) is not modelled.
-        let key = [0u8, 3, 0, 1, b'g'];
+        // Share group metadata (type 11) is not modelled (consumer groups, types 3-8 and 16, are).
+        let key = [0u8, 11, 0, 1, b'g'];
         assert_eq!(
             deserialize(&key, None).unwrap(),
-            DecodeOutcome::UnknownType(3)
+            DecodeOutcome::UnknownType(11)
         );
         let truncated = [0u8, 1, 0, 5, b'g'];
         assert!(deserialize(&truncated, None).is_err());

@@ -27,6 +27,21 @@ pub mod base64_bytes {
     }
 }
 
+/// Uuid fields are written in Kafka's `Uuid.toString()` form.
+pub mod kafka_uuid {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use uuid::Uuid;
+
+    pub fn serialize<S: Serializer>(id: &Uuid, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::kafka_uuid_string(id))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Uuid, D::Error> {
+        let text = String::deserialize(d)?;
+        super::parse_kafka_uuid(&text).ok_or_else(|| serde::de::Error::custom("invalid uuid"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

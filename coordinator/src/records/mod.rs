@@ -4,6 +4,7 @@
 
 pub mod classic;
 pub mod codec;
+pub mod consumer;
 pub mod json;
 pub mod offsets;
 pub mod streams;
@@ -12,6 +13,12 @@ pub mod wire;
 use serde_json::{Value, json};
 
 use classic::{GroupMetadataKey, GroupMetadataValue};
+use consumer::{
+    ConsumerGroupCurrentMemberAssignmentValue, ConsumerGroupKey, ConsumerGroupMemberMetadataValue,
+    ConsumerGroupMetadataValue, ConsumerGroupPartitionMetadataValue,
+    ConsumerGroupRegularExpressionValue, ConsumerGroupTargetAssignmentMemberValue,
+    ConsumerGroupTargetAssignmentMetadataValue, ConsumerMemberKey, ConsumerRegexKey,
+};
 use offsets::{OffsetCommitKey, OffsetCommitValue};
 use streams::{
     StreamsGroupCurrentMemberAssignmentValue, StreamsGroupKey, StreamsGroupMemberMetadataValue,
@@ -37,6 +44,34 @@ pub enum Record {
     GroupMetadata {
         key: GroupMetadataKey,
         value: Option<GroupMetadataValue>,
+    },
+    ConsumerGroupMetadata {
+        key: ConsumerGroupKey,
+        value: Option<ConsumerGroupMetadataValue>,
+    },
+    ConsumerGroupPartitionMetadata {
+        key: ConsumerGroupKey,
+        value: Option<ConsumerGroupPartitionMetadataValue>,
+    },
+    ConsumerGroupMemberMetadata {
+        key: ConsumerMemberKey,
+        value: Option<ConsumerGroupMemberMetadataValue>,
+    },
+    ConsumerGroupTargetAssignmentMetadata {
+        key: ConsumerGroupKey,
+        value: Option<ConsumerGroupTargetAssignmentMetadataValue>,
+    },
+    ConsumerGroupTargetAssignmentMember {
+        key: ConsumerMemberKey,
+        value: Option<ConsumerGroupTargetAssignmentMemberValue>,
+    },
+    ConsumerGroupCurrentMemberAssignment {
+        key: ConsumerMemberKey,
+        value: Option<ConsumerGroupCurrentMemberAssignmentValue>,
+    },
+    ConsumerGroupRegularExpression {
+        key: ConsumerRegexKey,
+        value: Option<ConsumerGroupRegularExpressionValue>,
     },
     StreamsGroupMetadata {
         key: StreamsGroupKey,
@@ -87,6 +122,13 @@ impl Record {
         match self {
             Record::OffsetCommit { .. } | Record::TxnOffsetCommit { .. } => 1,
             Record::GroupMetadata { .. } => 2,
+            Record::ConsumerGroupMetadata { .. } => 3,
+            Record::ConsumerGroupPartitionMetadata { .. } => 4,
+            Record::ConsumerGroupMemberMetadata { .. } => 5,
+            Record::ConsumerGroupTargetAssignmentMetadata { .. } => 6,
+            Record::ConsumerGroupTargetAssignmentMember { .. } => 7,
+            Record::ConsumerGroupCurrentMemberAssignment { .. } => 8,
+            Record::ConsumerGroupRegularExpression { .. } => 16,
             Record::StreamsGroupMetadata { .. } => 17,
             Record::StreamsGroupMemberMetadata { .. } => 19,
             Record::StreamsGroupTargetAssignmentMetadata { .. } => 20,
@@ -101,6 +143,19 @@ impl Record {
         match self {
             Record::OffsetCommit { .. } | Record::TxnOffsetCommit { .. } => "OffsetCommit",
             Record::GroupMetadata { .. } => "GroupMetadata",
+            Record::ConsumerGroupMetadata { .. } => "ConsumerGroupMetadata",
+            Record::ConsumerGroupPartitionMetadata { .. } => "ConsumerGroupPartitionMetadata",
+            Record::ConsumerGroupMemberMetadata { .. } => "ConsumerGroupMemberMetadata",
+            Record::ConsumerGroupTargetAssignmentMetadata { .. } => {
+                "ConsumerGroupTargetAssignmentMetadata"
+            }
+            Record::ConsumerGroupTargetAssignmentMember { .. } => {
+                "ConsumerGroupTargetAssignmentMember"
+            }
+            Record::ConsumerGroupCurrentMemberAssignment { .. } => {
+                "ConsumerGroupCurrentMemberAssignment"
+            }
+            Record::ConsumerGroupRegularExpression { .. } => "ConsumerGroupRegularExpression",
             Record::StreamsGroupMetadata { .. } => "StreamsGroupMetadata",
             Record::StreamsGroupMemberMetadata { .. } => "StreamsGroupMemberMetadata",
             Record::StreamsGroupTargetAssignmentMetadata { .. } => {
@@ -123,6 +178,13 @@ impl Record {
                 value.is_none()
             }
             Record::GroupMetadata { value, .. } => value.is_none(),
+            Record::ConsumerGroupMetadata { value, .. } => value.is_none(),
+            Record::ConsumerGroupPartitionMetadata { value, .. } => value.is_none(),
+            Record::ConsumerGroupMemberMetadata { value, .. } => value.is_none(),
+            Record::ConsumerGroupTargetAssignmentMetadata { value, .. } => value.is_none(),
+            Record::ConsumerGroupTargetAssignmentMember { value, .. } => value.is_none(),
+            Record::ConsumerGroupCurrentMemberAssignment { value, .. } => value.is_none(),
+            Record::ConsumerGroupRegularExpression { value, .. } => value.is_none(),
             Record::StreamsGroupMetadata { value, .. } => value.is_none(),
             Record::StreamsGroupMemberMetadata { value, .. } => value.is_none(),
             Record::StreamsGroupTargetAssignmentMetadata { value, .. } => value.is_none(),
@@ -137,6 +199,13 @@ impl Record {
         match self {
             Record::OffsetCommit { key, .. } | Record::TxnOffsetCommit { key, .. } => &key.group,
             Record::GroupMetadata { key, .. } => &key.group,
+            Record::ConsumerGroupMetadata { key, .. }
+            | Record::ConsumerGroupPartitionMetadata { key, .. }
+            | Record::ConsumerGroupTargetAssignmentMetadata { key, .. } => &key.group_id,
+            Record::ConsumerGroupMemberMetadata { key, .. }
+            | Record::ConsumerGroupTargetAssignmentMember { key, .. }
+            | Record::ConsumerGroupCurrentMemberAssignment { key, .. } => &key.group_id,
+            Record::ConsumerGroupRegularExpression { key, .. } => &key.group_id,
             Record::StreamsGroupMetadata { key, .. }
             | Record::StreamsGroupTargetAssignmentMetadata { key, .. }
             | Record::StreamsGroupTopology { key, .. } => &key.group_id,
@@ -177,6 +246,13 @@ impl Record {
                 });
             }
             Record::GroupMetadata { key, value } => (ser(key), opt(value)),
+            Record::ConsumerGroupMetadata { key, value } => (ser(key), opt(value)),
+            Record::ConsumerGroupPartitionMetadata { key, value } => (ser(key), opt(value)),
+            Record::ConsumerGroupMemberMetadata { key, value } => (ser(key), opt(value)),
+            Record::ConsumerGroupTargetAssignmentMetadata { key, value } => (ser(key), opt(value)),
+            Record::ConsumerGroupTargetAssignmentMember { key, value } => (ser(key), opt(value)),
+            Record::ConsumerGroupCurrentMemberAssignment { key, value } => (ser(key), opt(value)),
+            Record::ConsumerGroupRegularExpression { key, value } => (ser(key), opt(value)),
             Record::StreamsGroupMetadata { key, value } => (ser(key), opt(value)),
             Record::StreamsGroupMemberMetadata { key, value } => (ser(key), opt(value)),
             Record::StreamsGroupTargetAssignmentMetadata { key, value } => (ser(key), opt(value)),

@@ -25,25 +25,28 @@ pub use kafka_protocol::messages::{
 pub use kafka_protocol::protocol::StrBytes;
 
 pub use kafka_protocol::messages::{
-    BrokerRegistrationRequest, BrokerRegistrationResponse, CreateTopicsRequest,
-    CreateTopicsResponse, DescribeClusterRequest, DescribeClusterResponse, DescribeConfigsRequest,
-    DescribeConfigsResponse, DescribeGroupsRequest, DescribeGroupsResponse, FetchRequest,
-    FetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, HeartbeatRequest,
+    BrokerRegistrationRequest, BrokerRegistrationResponse, ConsumerGroupDescribeRequest,
+    ConsumerGroupDescribeResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse,
+    CreateTopicsRequest, CreateTopicsResponse, DescribeClusterRequest, DescribeClusterResponse,
+    DescribeConfigsRequest, DescribeConfigsResponse, DescribeGroupsRequest, DescribeGroupsResponse,
+    FetchRequest, FetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, HeartbeatRequest,
     HeartbeatResponse, InitProducerIdRequest, InitProducerIdResponse, JoinGroupRequest,
     JoinGroupResponse, LeaveGroupRequest, LeaveGroupResponse, ListGroupsRequest,
     ListGroupsResponse, MetadataRequest, MetadataResponse, OffsetDeleteRequest,
     OffsetDeleteResponse, ProduceRequest, ProduceResponse, SyncGroupRequest, SyncGroupResponse,
 };
 pub use kafka_protocol::messages::{
-    broker_registration_request, broker_registration_response, create_topics_request,
-    create_topics_response, describe_cluster_request, describe_cluster_response,
-    describe_configs_request, describe_configs_response, describe_groups_request,
-    describe_groups_response, fetch_request, fetch_response, find_coordinator_request,
-    find_coordinator_response, heartbeat_request, heartbeat_response, init_producer_id_request,
-    init_producer_id_response, join_group_request, join_group_response, leave_group_request,
-    leave_group_response, list_groups_request, list_groups_response, metadata_request,
-    metadata_response, offset_delete_request, offset_delete_response, produce_request,
-    produce_response, sync_group_request, sync_group_response,
+    broker_registration_request, broker_registration_response, consumer_group_describe_request,
+    consumer_group_describe_response, consumer_group_heartbeat_request,
+    consumer_group_heartbeat_response, create_topics_request, create_topics_response,
+    describe_cluster_request, describe_cluster_response, describe_configs_request,
+    describe_configs_response, describe_groups_request, describe_groups_response, fetch_request,
+    fetch_response, find_coordinator_request, find_coordinator_response, heartbeat_request,
+    heartbeat_response, init_producer_id_request, init_producer_id_response, join_group_request,
+    join_group_response, leave_group_request, leave_group_response, list_groups_request,
+    list_groups_response, metadata_request, metadata_response, offset_delete_request,
+    offset_delete_response, produce_request, produce_response, sync_group_request,
+    sync_group_response,
 };
 
 pub mod api_versions_request;
@@ -118,6 +121,8 @@ macro_rules! for_each_api {
             DescribeCluster => DescribeClusterRequest, DescribeClusterResponse;
             BrokerRegistration => BrokerRegistrationRequest, BrokerRegistrationResponse;
             BrokerHeartbeat => BrokerHeartbeatRequest, BrokerHeartbeatResponse;
+            ConsumerGroupHeartbeat => ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse;
+            ConsumerGroupDescribe => ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse;
             StreamsGroupHeartbeat => StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse;
             StreamsGroupDescribe => StreamsGroupDescribeRequest, StreamsGroupDescribeResponse;
             StreamsGroupTopologyDescriptionUpdate => StreamsGroupTopologyDescriptionUpdateRequest, StreamsGroupTopologyDescriptionUpdateResponse;

@@ -3184,6 +3184,342 @@ const BROKER_HEARTBEAT_RESPONSE: MessageSchema = MessageSchema {
     ],
 };
 
+const CONSUMER_GROUP_HEARTBEAT_REQUEST: MessageSchema = MessageSchema {
+    api: Api::ConsumerGroupHeartbeat,
+    direction: Direction::Request,
+    name: "ConsumerGroupHeartbeatRequest",
+    versions: v(0, 1),
+    first_flexible: 0,
+    fields: &[
+        Field::new("GroupId", Type::String, v(0, 1), "group id"),
+        Field::new("MemberId", Type::String, v(0, 1), "member id"),
+        Field::new("MemberEpoch", Type::Int32, v(0, 1), "member epoch"),
+        Field::new(
+            "InstanceId",
+            Type::String,
+            v(0, 1),
+            "static member instance id",
+        )
+        .nullable(v(0, 1))
+        .default(FieldDefault::Null),
+        Field::new("RackId", Type::String, v(0, 1), "rack id")
+            .nullable(v(0, 1))
+            .default(FieldDefault::Null),
+        Field::new(
+            "RebalanceTimeoutMs",
+            Type::Int32,
+            v(0, 1),
+            "longest time the coordinator waits for the member during a rebalance, in ms",
+        )
+        .default(FieldDefault::Int(-1)),
+        Field::new(
+            "SubscribedTopicNames",
+            Type::Array(&Type::String),
+            v(0, 1),
+            "topics subscribed by name; null means unchanged",
+        )
+        .nullable(v(0, 1))
+        .default(FieldDefault::Null),
+        Field::new(
+            "SubscribedTopicRegex",
+            Type::String,
+            v(1, 1),
+            "RE2J regular expression of subscribed topics; null unchanged, empty clears it",
+        )
+        .nullable(v(1, 1))
+        .default(FieldDefault::Null),
+        Field::new(
+            "ServerAssignor",
+            Type::String,
+            v(0, 1),
+            "server-side assignor the member prefers; null means unchanged",
+        )
+        .nullable(v(0, 1))
+        .default(FieldDefault::Null),
+        Field::new(
+            "TopicPartitions",
+            Type::Array(&Type::Struct(
+                &CONSUMER_GROUP_HEARTBEAT_REQUEST__TOPIC_PARTITIONS,
+            )),
+            v(0, 1),
+            "partitions the member owns; null means unchanged",
+        )
+        .nullable(v(0, 1))
+        .default(FieldDefault::Null),
+    ],
+};
+
+const CONSUMER_GROUP_HEARTBEAT_REQUEST__TOPIC_PARTITIONS: StructSchema = StructSchema {
+    name: "TopicPartitions",
+    fields: &[
+        Field::new("TopicId", Type::Uuid, v(0, 1), "topic id"),
+        Field::new(
+            "Partitions",
+            Type::Array(&Type::Int32),
+            v(0, 1),
+            "partitions",
+        ),
+    ],
+};
+
+const CONSUMER_GROUP_HEARTBEAT_RESPONSE: MessageSchema = MessageSchema {
+    api: Api::ConsumerGroupHeartbeat,
+    direction: Direction::Response,
+    name: "ConsumerGroupHeartbeatResponse",
+    versions: v(0, 1),
+    first_flexible: 0,
+    fields: &[
+        Field::new(
+            "ThrottleTimeMs",
+            Type::Int32,
+            v(0, 1),
+            "time the client is throttled for, in ms",
+        ),
+        Field::new(
+            "ErrorCode",
+            Type::Int16,
+            v(0, 1),
+            "error code, 0 when there is none",
+        ),
+        Field::new(
+            "ErrorMessage",
+            Type::String,
+            v(0, 1),
+            "error detail, null when there is none",
+        )
+        .nullable(v(0, 1))
+        .default(FieldDefault::Null),
+        Field::new("MemberId", Type::String, v(0, 1), "member id")
+            .nullable(v(0, 1))
+            .default(FieldDefault::Null),
+        Field::new("MemberEpoch", Type::Int32, v(0, 1), "member epoch"),
+        Field::new(
+            "HeartbeatIntervalMs",
+            Type::Int32,
+            v(0, 1),
+            "how often the member should heartbeat, in ms",
+        ),
+        Field::new(
+            "Assignment",
+            Type::Struct(&CONSUMER_GROUP_HEARTBEAT_RESPONSE__ASSIGNMENT),
+            v(0, 1),
+            "partitions assigned to the member; null means unchanged",
+        )
+        .nullable(v(0, 1))
+        .default(FieldDefault::Null),
+    ],
+};
+
+const CONSUMER_GROUP_HEARTBEAT_RESPONSE__ASSIGNMENT: StructSchema = StructSchema {
+    name: "Assignment",
+    fields: &[Field::new(
+        "TopicPartitions",
+        Type::Array(&Type::Struct(
+            &CONSUMER_GROUP_HEARTBEAT_RESPONSE__TOPIC_PARTITIONS,
+        )),
+        v(0, 1),
+        "assigned partitions, per topic",
+    )],
+};
+
+const CONSUMER_GROUP_HEARTBEAT_RESPONSE__TOPIC_PARTITIONS: StructSchema = StructSchema {
+    name: "TopicPartitions",
+    fields: &[
+        Field::new("TopicId", Type::Uuid, v(0, 1), "topic id"),
+        Field::new(
+            "Partitions",
+            Type::Array(&Type::Int32),
+            v(0, 1),
+            "partitions",
+        ),
+    ],
+};
+
+const CONSUMER_GROUP_DESCRIBE_REQUEST: MessageSchema = MessageSchema {
+    api: Api::ConsumerGroupDescribe,
+    direction: Direction::Request,
+    name: "ConsumerGroupDescribeRequest",
+    versions: v(0, 1),
+    first_flexible: 0,
+    fields: &[
+        Field::new(
+            "GroupIds",
+            Type::Array(&Type::String),
+            v(0, 1),
+            "groups to describe",
+        ),
+        Field::new(
+            "IncludeAuthorizedOperations",
+            Type::Bool,
+            v(0, 1),
+            "whether to return authorized operations",
+        ),
+    ],
+};
+
+const CONSUMER_GROUP_DESCRIBE_RESPONSE: MessageSchema = MessageSchema {
+    api: Api::ConsumerGroupDescribe,
+    direction: Direction::Response,
+    name: "ConsumerGroupDescribeResponse",
+    versions: v(0, 1),
+    first_flexible: 0,
+    fields: &[
+        Field::new(
+            "ThrottleTimeMs",
+            Type::Int32,
+            v(0, 1),
+            "time the client is throttled for, in ms",
+        ),
+        Field::new(
+            "Groups",
+            Type::Array(&Type::Struct(
+                &CONSUMER_GROUP_DESCRIBE_RESPONSE__DESCRIBED_GROUP,
+            )),
+            v(0, 1),
+            "groups",
+        ),
+    ],
+};
+
+const CONSUMER_GROUP_DESCRIBE_RESPONSE__DESCRIBED_GROUP: StructSchema = StructSchema {
+    name: "DescribedGroup",
+    fields: &[
+        Field::new(
+            "ErrorCode",
+            Type::Int16,
+            v(0, 1),
+            "per-group error code, 0 when there is none",
+        ),
+        Field::new(
+            "ErrorMessage",
+            Type::String,
+            v(0, 1),
+            "per-group error detail, null when there is none",
+        )
+        .nullable(v(0, 1))
+        .default(FieldDefault::Null),
+        Field::new("GroupId", Type::String, v(0, 1), "group id"),
+        Field::new("GroupState", Type::String, v(0, 1), "group state name"),
+        Field::new("GroupEpoch", Type::Int32, v(0, 1), "current group epoch"),
+        Field::new(
+            "AssignmentEpoch",
+            Type::Int32,
+            v(0, 1),
+            "epoch of the group's target assignment",
+        ),
+        Field::new(
+            "AssignorName",
+            Type::String,
+            v(0, 1),
+            "assignor the coordinator will use next (null on error)",
+        ),
+        Field::new(
+            "Members",
+            Type::Array(&Type::Struct(&CONSUMER_GROUP_DESCRIBE_RESPONSE__MEMBER)),
+            v(0, 1),
+            "group members",
+        ),
+        Field::new(
+            "AuthorizedOperations",
+            Type::Int32,
+            v(0, 1),
+            "bit set of permitted operations (INT32_MIN when not requested)",
+        )
+        .default(FieldDefault::Int(-2147483648)),
+    ],
+};
+
+const CONSUMER_GROUP_DESCRIBE_RESPONSE__MEMBER: StructSchema = StructSchema {
+    name: "Member",
+    fields: &[
+        Field::new("MemberId", Type::String, v(0, 1), "member id"),
+        Field::new(
+            "InstanceId",
+            Type::String,
+            v(0, 1),
+            "static instance id, or null",
+        )
+        .nullable(v(0, 1))
+        .default(FieldDefault::Null),
+        Field::new("RackId", Type::String, v(0, 1), "rack id, or null")
+            .nullable(v(0, 1))
+            .default(FieldDefault::Null),
+        Field::new(
+            "MemberEpoch",
+            Type::Int32,
+            v(0, 1),
+            "member epoch (-2: static member away for now)",
+        ),
+        Field::new("ClientId", Type::String, v(0, 1), "client id of the member"),
+        Field::new(
+            "ClientHost",
+            Type::String,
+            v(0, 1),
+            "address the member's connection came from",
+        ),
+        Field::new(
+            "SubscribedTopicNames",
+            Type::Array(&Type::String),
+            v(0, 1),
+            "topics the member subscribes to by name",
+        ),
+        Field::new(
+            "SubscribedTopicRegex",
+            Type::String,
+            v(0, 1),
+            "the member's regular expression, or empty",
+        )
+        .nullable(v(0, 1))
+        .default(FieldDefault::Null),
+        Field::new(
+            "Assignment",
+            Type::Struct(&CONSUMER_GROUP_DESCRIBE_RESPONSE__ASSIGNMENT),
+            v(0, 1),
+            "partitions the member owns or still revokes",
+        ),
+        Field::new(
+            "TargetAssignment",
+            Type::Struct(&CONSUMER_GROUP_DESCRIBE_RESPONSE__ASSIGNMENT),
+            v(0, 1),
+            "partitions the member is moving towards",
+        ),
+        Field::new(
+            "MemberType",
+            Type::Int8,
+            v(1, 1),
+            "-1 unknown, 0 classic protocol, 1 consumer protocol",
+        )
+        .default(FieldDefault::Int(-1))
+        .ignorable(),
+    ],
+};
+
+const CONSUMER_GROUP_DESCRIBE_RESPONSE__ASSIGNMENT: StructSchema = StructSchema {
+    name: "Assignment",
+    fields: &[Field::new(
+        "TopicPartitions",
+        Type::Array(&Type::Struct(
+            &CONSUMER_GROUP_DESCRIBE_RESPONSE__TOPIC_PARTITIONS,
+        )),
+        v(0, 1),
+        "partitions, per topic",
+    )],
+};
+
+const CONSUMER_GROUP_DESCRIBE_RESPONSE__TOPIC_PARTITIONS: StructSchema = StructSchema {
+    name: "TopicPartitions",
+    fields: &[
+        Field::new("TopicId", Type::Uuid, v(0, 1), "topic id"),
+        Field::new("TopicName", Type::String, v(0, 1), "topic name"),
+        Field::new(
+            "Partitions",
+            Type::Array(&Type::Int32),
+            v(0, 1),
+            "partitions",
+        ),
+    ],
+};
+
 const STREAMS_GROUP_HEARTBEAT_REQUEST: MessageSchema = MessageSchema {
     api: Api::StreamsGroupHeartbeat,
     direction: Direction::Request,
@@ -4215,6 +4551,10 @@ pub(super) const MESSAGES: &[MessageSchema] = &[
     BROKER_REGISTRATION_RESPONSE,
     BROKER_HEARTBEAT_REQUEST,
     BROKER_HEARTBEAT_RESPONSE,
+    CONSUMER_GROUP_HEARTBEAT_REQUEST,
+    CONSUMER_GROUP_HEARTBEAT_RESPONSE,
+    CONSUMER_GROUP_DESCRIBE_REQUEST,
+    CONSUMER_GROUP_DESCRIBE_RESPONSE,
     STREAMS_GROUP_HEARTBEAT_REQUEST,
     STREAMS_GROUP_HEARTBEAT_RESPONSE,
     STREAMS_GROUP_DESCRIBE_REQUEST,

@@ -9,7 +9,13 @@
 //!   randomised per JVM (`ImmutableCollections.SALT`);
 //! * the records of one periodic clean-up (`expire-group-metadata`) are compared group by group (a
 //!   stable sort by group id): Kafka visits the groups in the order of its `groups` TimelineHashMap,
-//!   regroup in group id order (docs/divergences.md); each group's records keep their order.
+//!   regroup in group id order (docs/divergences.md); each group's records keep their order;
+//! * consumer-group assignments are compared as sets: inside the ConsumerGroupTargetAssignmentMember
+//!   and ConsumerGroupCurrentMemberAssignment records, the ConsumerGroupHeartbeat assignment and the
+//!   ConsumerGroupDescribe members, topics are sorted by id and partitions ascending (each partition
+//!   keeping its assignment epoch), and a described member's subscribed topic names sorted. Kafka
+//!   lists them in the iteration order of `HashMap`s and `HashSet`s whose capacity depends on how each
+//!   map was built (copied, filtered, merged); its own tests sort them too (`Assertions.java`).
 
 use serde_json::Value;
 
@@ -104,8 +110,102 @@ pub fn normalise(lines: &[Value]) -> Vec<Value> {
     for v in &mut out {
         sort_endpoint_partitions(v);
         sort_cleanup_records_by_group(v);
+        sort_consumer_assignments(v);
     }
     out
+}
+
+/// Sorts one list of `{topicId, partitions[, assignmentEpochs]}` entries by topic id, and each entry's
+/// partitions ascending, moving the assignment epochs with their partitions.
+fn sort_topic_partitions(list: &mut Value) {
+    let Value::Array(entries) = list else {
+        return;
+    };
+    for e in entries.iter_mut() {
+        let parts: Vec<Value> = match e.get("partitions") {
+            Some(Value::Array(p)) => p.clone(),
+            _ => continue,
+        };
+        let epochs: Option<Vec<Value>> = match e.get("assignmentEpochs") {
+            Some(Value::Array(a)) if a.len() == parts.len() => Some(a.clone()),
+            _ => None,
+        };
+        let mut idx: Vec<usize> = (0..parts.len()).collect();
+        idx.sort_by_key(|i| parts[*i].as_i64().unwrap_or(0));
+        e["partitions"] = Value::Array(idx.iter().map(|i| parts[*i].clone()).collect());
+        if let Some(epochs) = epochs {
+            e["assignmentEpochs"] = Value::Array(idx.iter().map(|i| epochs[*i].clone()).collect());
+        }
+    }
+    entries.sort_by(|a, b| {
+        let key = |v: &Value| {
+            v.get("topicId")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        key(a).cmp(&key(b))
+    });
+}
+
+/// The consumer-group normalisation of one output line (see the module documentation).
+fn sort_consumer_assignments(v: &mut Value) {
+    if let Some(Value::Array(records)) = v.get_mut("records") {
+        for r in records.iter_mut() {
+            let ty = r
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let Some(value) = r.get_mut("value").filter(|x| x.is_object()) else {
+                continue;
+            };
+            match ty.as_str() {
+                "ConsumerGroupTargetAssignmentMember" => {
+                    if let Some(l) = value.get_mut("topicPartitions") {
+                        sort_topic_partitions(l);
+                    }
+                }
+                "ConsumerGroupCurrentMemberAssignment" => {
+                    for k in ["assignedPartitions", "partitionsPendingRevocation"] {
+                        if let Some(l) = value.get_mut(k) {
+                            sort_topic_partitions(l);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let Some(response) = v.get_mut("response").filter(|r| r.is_object()) else {
+        return;
+    };
+    // ConsumerGroupHeartbeat: the only response with both fields.
+    if response.get("heartbeatIntervalMs").is_some()
+        && let Some(l) = response
+            .get_mut("assignment")
+            .and_then(|a| a.get_mut("topicPartitions"))
+    {
+        sort_topic_partitions(l);
+    }
+    // ConsumerGroupDescribe: members with a member type.
+    if let Some(Value::Array(groups)) = response.get_mut("groups") {
+        for g in groups.iter_mut() {
+            let Some(Value::Array(members)) = g.get_mut("members") else {
+                continue;
+            };
+            for m in members.iter_mut().filter(|m| m.get("memberType").is_some()) {
+                for k in ["assignment", "targetAssignment"] {
+                    if let Some(l) = m.get_mut(k).and_then(|a| a.get_mut("topicPartitions")) {
+                        sort_topic_partitions(l);
+                    }
+                }
+                if let Some(Value::Array(names)) = m.get_mut("subscribedTopicNames") {
+                    names.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+                }
+            }
+        }
+    }
 }
 
 /// The group a record is about (`group` in offset and classic records, `groupId` in streams ones).

@@ -14,6 +14,7 @@
 pub mod assignor;
 pub mod classic_gen;
 pub mod compare;
+pub mod consumer_gen;
 pub mod coverage;
 pub mod dice;
 pub mod driver;
@@ -48,7 +49,12 @@ pub const EXIT_USAGE: i32 = 2;
 pub enum Groups {
     Streams,
     Classic,
+    /// Consumer groups (KIP-848, ConsumerGroupHeartbeat).
+    Consumer,
+    /// Streams and classic (the default, as before consumer groups existed).
     Both,
+    /// Streams, classic and consumer.
+    All,
 }
 
 /// Which assignors `--assignor N` compares with Kafka's.
@@ -199,6 +205,10 @@ fn generate_case(
             let (l, r) = streams_gen::generate(seed, args.steps, driver.as_mut());
             (l, r, vec![streams_gen::GROUP])
         }
+        "consumer" => {
+            let (l, r) = consumer_gen::generate(seed, args.steps, driver.as_mut());
+            (l, r, vec![consumer_gen::GROUP])
+        }
         _ => {
             let (l, r) = classic_gen::generate(seed, args.steps, driver.as_mut());
             (l, r, vec![classic_gen::GROUP])
@@ -303,7 +313,9 @@ fn compare_in(
         let kinds: &[&str] = match args.groups {
             Groups::Streams => &["streams"],
             Groups::Classic => &["classic"],
+            Groups::Consumer => &["consumer"],
             Groups::Both => &["streams", "classic"],
+            Groups::All => &["streams", "classic", "consumer"],
         };
         for seed in seeds {
             for kind in kinds {
@@ -335,6 +347,7 @@ fn compare_in(
 
     let mut coverage_streams = Coverage::default();
     let mut coverage_classic = Coverage::default();
+    let mut coverage_consumer = Coverage::default();
     let mut coverage_corpus = Coverage::default();
     let mut divergent: Vec<(&Case, Divergence)> = Vec::new();
     // Expectations a script states about its responses, not met by a runner: (script, runner, what).
@@ -351,6 +364,8 @@ fn compare_in(
             &mut coverage_corpus
         } else if c.name.starts_with("streams") {
             &mut coverage_streams
+        } else if c.name.starts_with("consumer") {
+            &mut coverage_consumer
         } else {
             &mut coverage_classic
         };
@@ -401,6 +416,8 @@ fn compare_in(
                 "    seed {seed}: regroup conformance --seeds {seed} --groups {} --keep DIR",
                 if c.name.starts_with("streams") {
                     "streams"
+                } else if c.name.starts_with("consumer") {
+                    "consumer"
                 } else {
                     "classic"
                 }
@@ -440,9 +457,18 @@ fn compare_in(
         .iter()
         .filter(|c| c.name.starts_with("classic"))
         .count();
+    let consumer_n = cases
+        .iter()
+        .filter(|c| c.name.starts_with("consumer"))
+        .count();
+    let consumer = if consumer_n > 0 {
+        format!(", {consumer_n} consumer")
+    } else {
+        String::new()
+    };
     let corpus_n = cases.iter().filter(|c| c.seed.is_none()).count();
     println!(
-        "conformance: {} scripts ({corpus_n} corpus, {streams_n} streams, {classic_n} classic), {} divergent; {} generated scripts stopped early",
+        "conformance: {} scripts ({corpus_n} corpus, {streams_n} streams, {classic_n} classic{consumer}), {} divergent; {} generated scripts stopped early",
         cases.len(),
         divergent.len(),
         truncated
@@ -463,6 +489,9 @@ fn compare_in(
     }
     if classic_n > 0 {
         print!("classic {}", coverage_classic.report());
+    }
+    if consumer_n > 0 {
+        print!("consumer {}", coverage_consumer.report());
     }
     let mut failed = !divergent.is_empty() || !unmet.is_empty();
     if let Some(r) = &assignor_report {

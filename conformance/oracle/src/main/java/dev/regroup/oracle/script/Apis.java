@@ -3,6 +3,7 @@ package dev.regroup.oracle.script;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.internals.Topic;
+import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
@@ -16,6 +17,10 @@ import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
+import org.apache.kafka.common.requests.ConsumerGroupDescribeResponse;
+import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
+import org.apache.kafka.common.requests.ConsumerGroupHeartbeatResponse;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
 import org.apache.kafka.common.requests.DeleteGroupsResponse;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
@@ -67,12 +72,14 @@ import java.util.stream.Collectors;
 final class Apis {
     private final GroupCoordinatorService coordinator;
     private final boolean streamsEnabled;
+    private final boolean consumerEnabled;
     private final Topics topics;
     private final BufferSupplier buffers = BufferSupplier.NO_CACHING;
 
-    Apis(GroupCoordinatorService coordinator, boolean streamsEnabled, Topics topics) {
+    Apis(GroupCoordinatorService coordinator, boolean streamsEnabled, boolean consumerEnabled, Topics topics) {
         this.coordinator = coordinator;
         this.streamsEnabled = streamsEnabled;
+        this.consumerEnabled = consumerEnabled;
         this.topics = topics;
     }
 
@@ -90,6 +97,8 @@ final class Apis {
             case TXN_OFFSET_COMMIT -> txnOffsetCommit(ctx, (TxnOffsetCommitRequest) request);
             case OFFSET_FETCH -> offsetFetch(ctx, (OffsetFetchRequest) request);
             case OFFSET_DELETE -> offsetDelete(ctx, (OffsetDeleteRequest) request);
+            case CONSUMER_GROUP_HEARTBEAT -> consumerGroupHeartbeat(ctx, (ConsumerGroupHeartbeatRequest) request);
+            case CONSUMER_GROUP_DESCRIBE -> consumerGroupDescribe(ctx, (ConsumerGroupDescribeRequest) request);
             case STREAMS_GROUP_HEARTBEAT -> streamsGroupHeartbeat(ctx, (StreamsGroupHeartbeatRequest) request);
             case STREAMS_GROUP_DESCRIBE -> streamsGroupDescribe(ctx, (StreamsGroupDescribeRequest) request);
             case STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE ->
@@ -403,6 +412,33 @@ final class Apis {
             .setGroupId(request.data().groupId()).setTopics(valid);
         return answer(coordinator.deleteOffsets(ctx, forwarded, buffers), request,
             (results, e) -> builder.merge(results).build());
+    }
+
+    /**
+     * KafkaApis.handleConsumerGroupHeartbeat. A 4.4 broker finalizes group.version 1, so
+     * `group.coordinator.rebalance.protocols` alone decides whether the api is enabled; without an
+     * authorizer the GROUP READ and TOPIC DESCRIBE checks pass.
+     */
+    private CompletableFuture<AbstractResponse> consumerGroupHeartbeat(
+        RequestContext ctx, ConsumerGroupHeartbeatRequest request) {
+        if (!consumerEnabled) return done(request.getErrorResponse(Errors.UNSUPPORTED_VERSION.exception()));
+        return answer(coordinator.consumerGroupHeartbeat(ctx, request.data()), request,
+            (data, e) -> new ConsumerGroupHeartbeatResponse(data));
+    }
+
+    /** KafkaApis.handleConsumerGroupDescribe, without an authorizer (no group or topic is filtered out). */
+    private CompletableFuture<AbstractResponse> consumerGroupDescribe(
+        RequestContext ctx, ConsumerGroupDescribeRequest request) {
+        if (!consumerEnabled) return done(request.getErrorResponse(Errors.UNSUPPORTED_VERSION.exception()));
+        boolean includeOps = request.data().includeAuthorizedOperations();
+        return answer(coordinator.consumerGroupDescribe(ctx, request.data().groupIds()), request, (results, e) -> {
+            if (includeOps) {
+                for (ConsumerGroupDescribeResponseData.DescribedGroup g : results) {
+                    if (g.errorCode() == Errors.NONE.code()) g.setAuthorizedOperations(allGroupOperations());
+                }
+            }
+            return new ConsumerGroupDescribeResponse(new ConsumerGroupDescribeResponseData().setGroups(results));
+        });
     }
 
     private CompletableFuture<AbstractResponse> streamsGroupHeartbeat(

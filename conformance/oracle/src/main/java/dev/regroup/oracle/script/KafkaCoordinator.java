@@ -158,7 +158,8 @@ final class KafkaCoordinator implements AutoCloseable {
         this.service = InlineServiceFactory.create(config, runtime, groupMetrics, groupConfigs,
             new NoOpStatePersister(), timer, new NoPartitionMetadata(), time);
         this.memberOrder = new ClassicMemberOrder(runtime);
-        this.apis = new Apis(service, rebalanceProtocols(broker).contains(Group.GroupType.STREAMS), topics);
+        this.apis = new Apis(service, rebalanceProtocols(broker).contains(Group.GroupType.STREAMS),
+            rebalanceProtocols(broker).contains(Group.GroupType.CONSUMER), topics);
 
         service.startup(() -> 1);
         Topics.Update initial = topics.replace(List.of());

@@ -1,0 +1,103 @@
+//! Leaving and fencing (Kafka's `consumerGroupLeave`, `consumerGroupStaticMemberGroupLeave` and
+//! `consumerGroupFenceMembers`).
+
+use protocol::messages::{ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, StrBytes};
+
+use super::errors::{fenced_instance, unknown_instance, unknown_member};
+use crate::consumer::group::{ConsumerGroup, update_subscribed_topic_names};
+use crate::consumer::member::PartitionEpochs;
+use crate::consumer::records::{
+    current_assignment_record, group_epoch_record, member_tombstones, target_metadata_record,
+};
+use crate::consumer::timers;
+use crate::error::ApiError;
+use crate::outcome::TimerTask;
+use crate::records::Record;
+use crate::streams::hash::{TopicHashCache, group_hash_cached};
+use crate::timer::Timers;
+use crate::topics::TopicsImage;
+
+/// `consumerGroupFenceMembers` for members of a group with no classic-protocol member (so never a
+/// downgrade): each member's tombstones, one group-epoch bump with the hash recomputed without them,
+/// and, when every member goes, the assignment epoch moved along with timestamp 0 (KAFKA-20442); their
+/// timers are cancelled. The target is not recomputed here.
+pub fn fence_members(
+    group: &ConsumerGroup,
+    member_ids: &[&str],
+    topics: &TopicsImage,
+    cache: &mut TopicHashCache,
+    timers: &mut Timers<TimerTask>,
+) -> Vec<Record> {
+    if member_ids.is_empty() {
+        return Vec::new();
+    }
+    let gid = group.group_id.as_str();
+    let p = &group.persistent;
+    let mut records = Vec::new();
+    let mut names = p.subscribed_topic_names.clone();
+    for id in member_ids {
+        records.extend(member_tombstones(gid, id));
+        if let Some(m) = p.members.get(*id) {
+            update_subscribed_topic_names(&mut names, Some(m), None);
+        }
+    }
+    let hash = group_hash_cached(names.keys(), topics, cache);
+    let epoch = p.group_epoch + 1;
+    records.push(group_epoch_record(gid, epoch, hash));
+    if p.members.len() == member_ids.len() {
+        records.push(target_metadata_record(gid, epoch, 0));
+    }
+    for id in member_ids {
+        timers::cancel_member(timers, gid, id);
+    }
+    records
+}
+
+/// `consumerGroupLeave`: epoch -1 (leave for good, dynamic or static) or -2 (a static member leaving
+/// for now: one record, epoch -2, nothing pending, assignment epochs reset to 0, timers untouched).
+pub(super) fn leave(
+    group: &ConsumerGroup,
+    r: &ConsumerGroupHeartbeatRequest,
+    topics: &TopicsImage,
+    cache: &mut TopicHashCache,
+    timers: &mut Timers<TimerTask>,
+) -> Result<(ConsumerGroupHeartbeatResponse, Vec<Record>), ApiError> {
+    let gid = group.group_id.as_str();
+    let member_id = r.member_id.as_str();
+    let response = ConsumerGroupHeartbeatResponse::default()
+        .with_member_id(Some(r.member_id.clone()))
+        .with_member_epoch(r.member_epoch);
+    match r.instance_id.as_deref() {
+        None => {
+            if group.member(member_id).is_none() {
+                return Err(unknown_member(member_id, gid));
+            }
+            let records = fence_members(group, &[member_id], topics, cache, timers);
+            Ok((response, records))
+        }
+        Some(instance_id) => {
+            let member = group
+                .static_member(instance_id)
+                .ok_or_else(|| unknown_instance(instance_id))?;
+            if member.member_id != member_id {
+                return Err(fenced_instance(member_id, instance_id, &member.member_id));
+            }
+            if r.member_epoch == -2 {
+                let mut leaving = member.clone();
+                leaving.member_epoch = -2;
+                leaving.pending_revocation = PartitionEpochs::new();
+                for parts in leaving.assigned.values_mut() {
+                    parts.values_mut().for_each(|e| *e = 0);
+                }
+                let response = ConsumerGroupHeartbeatResponse::default()
+                    .with_member_id(Some(StrBytes::from_string(member.member_id.clone())))
+                    .with_member_epoch(-2);
+                Ok((response, vec![current_assignment_record(gid, &leaving)]))
+            } else {
+                let id = member.member_id.clone();
+                let records = fence_members(group, &[id.as_str()], topics, cache, timers);
+                Ok((response, records))
+            }
+        }
+    }
+}
