@@ -2,7 +2,7 @@
 # The differential oracle: regroup's coordinator against Apache Kafka 4.4.0's own group coordinator
 # (conformance/oracle, built with Maven from Kafka's released jars) on the fixed corpus and on generated
 # scripts. Skips with a notice when java or mvn is missing; exits non-zero on any divergence.
-#   CONFORMANCE_SEEDS (default 0..50)  seeds of generated scripts, each giving one streams and one classic script
+#   CONFORMANCE_SEEDS (default 0..50)  seeds of generated scripts, each giving one streams, one classic and one consumer-group script
 #   CONFORMANCE_STEPS (default 120)    client actions per generated script
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,4 +24,4 @@ echo "conformance: building regroup"
 cargo build -q -p scenarios --bin regroup
 regroup="${CARGO_TARGET_DIR:-target}/debug/regroup"
 
-"$regroup" conformance --corpus conformance/corpus --seeds "$seeds" --steps "$steps" --groups both
+"$regroup" conformance --corpus conformance/corpus --seeds "$seeds" --steps "$steps" --groups all
