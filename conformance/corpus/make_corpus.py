@@ -1605,6 +1605,21 @@ def rude_client():
         {"topicId": UNKNOWN_TOPIC_ID, "partitionIndexes": [0]}]}]})
     rude_expect(s, groups=[{"errorCode": 0, "topics": [{"partitions": [
         {"partitionIndex": 0, "committedOffset": -1, "errorCode": 100}]}]}])  # UNKNOWN_TOPIC_ID
+    # By the id of a live topic: a partition the topic lacks is refused before the coordinator sees
+    # the request and its answer merged into the same topic (OffsetCommitResponse.Builder.merge keys
+    # v10 topics by id); the offsets committed by name above are fetched by id too.
+    s.req("OffsetCommit", 10, {"groupId": "rude-simple", "generationIdOrMemberEpoch": -1, "memberId": "",
+                               "topics": [{"topicId": FOO, "partitions": [
+                                   {"partitionIndex": 99, "committedOffset": 5},
+                                   {"partitionIndex": 0, "committedOffset": 20}]}]})
+    rude_expect(s, topics=[{"topicId": FOO, "partitions": [{"partitionIndex": 99, "errorCode": 3},
+                                                           {"partitionIndex": 0, "errorCode": 0}]}])
+    s.req("OffsetFetch", 10, {"groups": [{"groupId": "rude-simple", "topics": [
+        {"topicId": FOO, "partitionIndexes": [0, 1, 2]}]}]})
+    rude_expect(s, groups=[{"errorCode": 0, "topics": [{"topicId": FOO, "partitions": [
+        {"partitionIndex": 0, "committedOffset": 20, "errorCode": 0},
+        {"partitionIndex": 1, "committedOffset": 11, "errorCode": 0},
+        {"partitionIndex": 2, "committedOffset": 12, "errorCode": 0}]}]}])
 
     # Transactional commits: group and generation checks by version, a pending offset.
     txn = lambda version, group, generation, **extra: s.req("TxnOffsetCommit", version, dict({
