@@ -27,6 +27,7 @@ pub enum Api {
     InitProducerId,
     TxnOffsetCommit,
     DescribeConfigs,
+    CreatePartitions,
     DeleteGroups,
     OffsetDelete,
     DescribeCluster,
@@ -59,6 +60,7 @@ const TABLE: &[(Api, i16, &str, i16, i16, i16)] = &[
     (Api::InitProducerId, 22, "InitProducerId", 0, 5, 2),
     (Api::TxnOffsetCommit, 28, "TxnOffsetCommit", 0, 6, 3),
     (Api::DescribeConfigs, 32, "DescribeConfigs", 1, 4, 4),
+    (Api::CreatePartitions, 37, "CreatePartitions", 0, 3, 2),
     (Api::DeleteGroups, 42, "DeleteGroups", 0, 3, 2),
     // No flexible version: the body never uses the compact encoding.
     (Api::OffsetDelete, 47, "OffsetDelete", 0, 0, i16::MAX),
@@ -109,7 +111,7 @@ const TABLE: &[(Api, i16, &str, i16, i16, i16)] = &[
 
 impl Api {
     /// Every api regroup serves, by api key.
-    pub const ALL: [Api; 28] = [
+    pub const ALL: [Api; 29] = [
         Api::Produce,
         Api::Fetch,
         Api::ListOffsets,
@@ -128,6 +130,7 @@ impl Api {
         Api::InitProducerId,
         Api::TxnOffsetCommit,
         Api::DescribeConfigs,
+        Api::CreatePartitions,
         Api::DeleteGroups,
         Api::OffsetDelete,
         Api::DescribeCluster,

@@ -185,6 +185,15 @@ fn request(api: Api, version: i16, topic_id: Uuid) -> Request {
                     .with_replication_factor(1),
             ])
             .into(),
+        // A count `orders` already has: INVALID_PARTITIONS, answered by the controller.
+        Api::CreatePartitions => CreatePartitionsRequest::default()
+            .with_timeout_ms(5000)
+            .with_topics(vec![
+                create_partitions_request::CreatePartitionsTopic::default()
+                    .with_name(orders())
+                    .with_count(1),
+            ])
+            .into(),
         Api::TxnOffsetCommit => TxnOffsetCommitRequest::default()
             .with_transactional_id(TransactionalId(s("txn")))
             .with_group_id(GroupId(s("described")))

@@ -24,10 +24,11 @@ use protocol::messages::metadata_response::{
 };
 use protocol::messages::produce_response::{PartitionProduceResponse, TopicProduceResponse};
 use protocol::messages::{
-    ApiVersionsRequest, ApiVersionsResponse, BrokerId, CreateTopicsRequest, CreateTopicsResponse,
-    DescribeClusterRequest, DescribeClusterResponse, FetchRequest, FetchResponse,
-    FindCoordinatorRequest, FindCoordinatorResponse, ListOffsetsRequest, ListOffsetsResponse,
-    MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse, StrBytes, TopicName,
+    ApiVersionsRequest, ApiVersionsResponse, BrokerId, CreatePartitionsRequest,
+    CreatePartitionsResponse, CreateTopicsRequest, CreateTopicsResponse, DescribeClusterRequest,
+    DescribeClusterResponse, FetchRequest, FetchResponse, FindCoordinatorRequest,
+    FindCoordinatorResponse, ListOffsetsRequest, ListOffsetsResponse, MetadataRequest,
+    MetadataResponse, ProduceRequest, ProduceResponse, StrBytes, TopicName,
 };
 use protocol::{Api, ErrorCode, Request, Response};
 use uuid::Uuid;
@@ -58,6 +59,7 @@ pub const CLIENT_APIS: &[Api] = &[
     Api::ApiVersions,
     Api::CreateTopics,
     Api::TxnOffsetCommit,
+    Api::CreatePartitions,
     Api::DeleteGroups,
     Api::OffsetDelete,
     Api::DescribeCluster,
@@ -738,6 +740,37 @@ impl<N: Net> Node<N> {
                             .with_topic_id(Uuid::nil())
                             .with_num_partitions(-1)
                             .with_replication_factor(-1)
+                    })
+                    .collect(),
+            ),
+        }
+    }
+    /// CreatePartitions: forwarded to the controller like CreateTopics (KafkaApis
+    /// `handleCreatePartitionsRequest` forwards it in KRaft mode), the answer relayed; a controller
+    /// that does not answer in time gives every topic REQUEST_TIMED_OUT.
+    pub(crate) async fn create_partitions(
+        self: &Rc<Self>,
+        request: CreatePartitionsRequest,
+        version: i16,
+    ) -> CreatePartitionsResponse {
+        let names: Vec<TopicName> = request.topics.iter().map(|t| t.name.clone()).collect();
+        let timeout = (request.timeout_ms.max(0) as u64).max(self.config.controller_rpc_timeout_ms);
+        match self
+            .forward_rpc
+            .call(Request::CreatePartitions(request), version, timeout)
+            .await
+        {
+            Ok(Response::CreatePartitions(r)) => r,
+            _ => CreatePartitionsResponse::default().with_results(
+                names
+                    .into_iter()
+                    .map(|name| {
+                        protocol::messages::create_partitions_response::CreatePartitionsTopicResult::default()
+                            .with_name(name)
+                            .with_error_code(ErrorCode::RequestTimedOut.code())
+                            .with_error_message(Some(sb(
+                                ErrorCode::RequestTimedOut.default_message()
+                            )))
                     })
                     .collect(),
             ),

@@ -172,6 +172,7 @@ async fn handle<N: Net>(
             None => return Ok(None),
         },
         Request::CreateTopics(r) => node.create_topics(r, version).await.into(),
+        Request::CreatePartitions(r) => node.create_partitions(r, version).await.into(),
         Request::DescribeCluster(r) => node.describe_cluster(&r, version).into(),
         group => {
             let client_id = header

@@ -36,6 +36,7 @@ use crate::rpc::{
 /// The apis of the controller listener.
 const CONTROLLER_APIS: &[Api] = &[
     Api::CreateTopics,
+    Api::CreatePartitions,
     Api::ApiVersions,
     Api::BrokerRegistration,
     Api::BrokerHeartbeat,
@@ -382,6 +383,11 @@ async fn handle<N: Net>(shared: &Rc<Shared<N>>, inbound: InboundFrame) -> Result
                     .controller
                     .borrow_mut()
                     .create_topics(r, version)
+                    .into(),
+                Request::CreatePartitions(r) => shared
+                    .controller
+                    .borrow_mut()
+                    .create_partitions_request(r)
                     .into(),
                 other => {
                     return Err(format!(

@@ -12,7 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use protocol::ErrorCode;
 use protocol::messages::{
     BrokerHeartbeatRequest, BrokerHeartbeatResponse, BrokerRegistrationRequest,
-    BrokerRegistrationResponse, CreateTopicsRequest, CreateTopicsResponse, StrBytes, TopicName,
+    BrokerRegistrationResponse, CreatePartitionsRequest, CreatePartitionsResponse,
+    CreateTopicsRequest, CreateTopicsResponse, StrBytes, TopicName,
+    create_partitions_response::CreatePartitionsTopicResult,
     create_topics_response::CreatableTopicResult,
 };
 use uuid::Uuid;
@@ -915,6 +917,96 @@ impl Controller {
         name: &str,
         total: i32,
     ) -> Result<i32, (ErrorCode, String)> {
+        self.grow_topic(name, total, None, false)
+    }
+
+    /// A CreatePartitions request as the controller answers it (`ControllerApis.createPartitions`,
+    /// then `ReplicationControlManager.createPartitions` and, for validate-only, the result without
+    /// its records). A name given more than once is answered first, once, with INVALID_REQUEST; the
+    /// others follow in the iteration order of Kafka's `HashSet` of the request's names, which is
+    /// the order it hands them to the controller.
+    pub fn create_partitions_request(
+        &mut self,
+        request: &CreatePartitionsRequest,
+    ) -> CreatePartitionsResponse {
+        let mut names: Vec<&str> = Vec::new();
+        let mut duplicates: Vec<&str> = Vec::new();
+        for t in &request.topics {
+            let name = t.name.as_str();
+            if names.contains(&name) {
+                if !duplicates.contains(&name) {
+                    duplicates.push(name);
+                }
+            } else {
+                names.push(name);
+            }
+        }
+        let result = |name: &str, outcome: Result<(), (ErrorCode, Option<String>)>| {
+            let (code, message) = match outcome {
+                Ok(()) => (ErrorCode::None, None),
+                Err((code, message)) => (code, message),
+            };
+            CreatePartitionsTopicResult::default()
+                .with_name(TopicName(StrBytes::from_string(name.to_string())))
+                .with_error_code(code.code())
+                .with_error_message(message.map(StrBytes::from_string))
+        };
+        let mut results: Vec<CreatePartitionsTopicResult> =
+            java_hash_map_order(duplicates.iter().copied())
+                .into_iter()
+                .map(|name| {
+                    result(
+                        name,
+                        Err((
+                            ErrorCode::InvalidRequest,
+                            Some("Duplicate topic name.".to_string()),
+                        )),
+                    )
+                })
+                .collect();
+        let order: Vec<String> = java_hash_map_order(names.iter().copied())
+            .into_iter()
+            .filter(|name| !duplicates.contains(name))
+            .map(str::to_string)
+            .collect();
+        for name in order {
+            let Some(topic) = request.topics.iter().find(|t| t.name.as_str() == name) else {
+                continue;
+            };
+            let assignments: Option<Vec<Vec<i32>>> = topic.assignments.as_ref().map(|a| {
+                a.iter()
+                    .map(|p| p.broker_ids.iter().map(|b| b.0).collect())
+                    .collect()
+            });
+            let outcome = self
+                .grow_topic(
+                    &name,
+                    topic.count,
+                    assignments.as_deref(),
+                    request.validate_only,
+                )
+                .map(|_| ())
+                .map_err(|(code, message)| {
+                    // An UnknownTopicOrPartitionException without a message: the answer's is null.
+                    let message = (code != ErrorCode::UnknownTopicOrPartition).then_some(message);
+                    (code, message)
+                });
+            results.push(result(&name, outcome));
+        }
+        CreatePartitionsResponse::default().with_results(results)
+    }
+
+    /// Grows `name` to `total` partitions (`ReplicationControlManager.createPartitions` for one
+    /// topic): the new ones placed as `assignments` gives (one replica list per new partition,
+    /// checked by `validateManualPartitionAssignment`) or like a new topic's, with the topic's
+    /// replication factor. With `validate_only` nothing is written. Returns the number added.
+    fn grow_topic(
+        &mut self,
+        name: &str,
+        total: i32,
+        assignments: Option<&[Vec<i32>]>,
+        validate_only: bool,
+    ) -> Result<i32, (ErrorCode, String)> {
         let unknown = || {
             (
                 ErrorCode::UnknownTopicOrPartition,
@@ -940,23 +1032,50 @@ impl Controller {
                 ),
             ));
         }
+        let additional = total - current;
+        if let Some(assignments) = assignments
+            && assignments.len() as i32 != additional
+        {
+            return Err((
+                ErrorCode::InvalidReplicaAssignment,
+                format!(
+                    "Attempted to add {additional} additional partition(s), but only {} \
+                     assignment(s) were specified.",
+                    assignments.len()
+                ),
+            ));
+        }
         let topic_id = topic.id;
         let rf = topic
             .partitions
             .values()
             .next()
             .map_or(1, |p| p.replicas.len() as i16);
-        // Place `total` partitions and keep the placement of the new ones, so partition p lands
-        // where a topic created with `total` partitions would have put it.
-        let placement = self.place_replicas(total, rf).map_err(|reason| {
-            (
-                ErrorCode::InvalidReplicationFactor,
-                format!("Unable to replicate the partition {rf} time(s): {reason}"),
-            )
-        })?;
+        let placement: Vec<Vec<i32>> = match assignments {
+            Some(assignments) => {
+                for replicas in assignments {
+                    self.validate_manual_partition_assignment(replicas, rf)?;
+                }
+                assignments.to_vec()
+            }
+            None => {
+                // Place `total` partitions and keep the placement of the new ones, so partition p
+                // lands where a topic created with `total` partitions would have put it.
+                let mut all = self.place_replicas(total, rf).map_err(|reason| {
+                    (
+                        ErrorCode::InvalidReplicationFactor,
+                        format!("Unable to replicate the partition {rf} time(s): {reason}"),
+                    )
+                })?;
+                all.split_off(current as usize)
+            }
+        };
         let mut records = Vec::new();
-        for (partition_id, replicas) in placement.into_iter().enumerate().skip(current as usize) {
-            records.push(self.new_partition(topic_id, partition_id as i32, replicas, rf)?);
+        for (i, replicas) in placement.into_iter().enumerate() {
+            records.push(self.new_partition(topic_id, current + i as i32, replicas, rf)?);
+        }
+        if validate_only {
+            return Ok(additional);
         }
         tracing::info!(
             topic = name,
@@ -969,7 +1088,47 @@ impl Controller {
             topic: name.to_string(),
             partitions: total,
         });
-        Ok(total - current)
+        Ok(additional)
+    }
+
+    /// Kafka's `validateManualPartitionAssignment`: a replica list of a new partition names
+    /// registered brokers, each once, as many as the topic's other partitions have.
+    fn validate_manual_partition_assignment(
+        &self,
+        replicas: &[i32],
+        rf: i16,
+    ) -> Result<(), (ErrorCode, String)> {
+        let refuse = |message: String| Err((ErrorCode::InvalidReplicaAssignment, message));
+        if replicas.is_empty() {
+            return refuse(
+                "The manual partition assignment includes an empty replica list.".to_string(),
+            );
+        }
+        let mut sorted = replicas.to_vec();
+        sorted.sort_unstable();
+        let mut previous = None;
+        for &broker in &sorted {
+            if self.image.broker(broker).is_none() {
+                return refuse(format!(
+                    "The manual partition assignment includes broker {broker}, but no such \
+                     broker is registered."
+                ));
+            }
+            if previous == Some(broker) {
+                return refuse(format!(
+                    "The manual partition assignment includes the broker {broker} more than once."
+                ));
+            }
+            previous = Some(broker);
+        }
+        if sorted.len() != rf as usize {
+            return refuse(format!(
+                "The manual partition assignment includes a partition with {} replica(s), but \
+                 this is not consistent with previous partitions, which have {rf} replica(s).",
+                sorted.len()
+            ));
+        }
+        Ok(())
     }
 
     /// DeleteTopics for one topic by name (`ReplicationControlManager.deleteTopic`): one

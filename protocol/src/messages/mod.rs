@@ -27,9 +27,10 @@ pub use kafka_protocol::protocol::StrBytes;
 pub use kafka_protocol::messages::{
     BrokerRegistrationRequest, BrokerRegistrationResponse, ConsumerGroupDescribeRequest,
     ConsumerGroupDescribeResponse, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse,
-    CreateTopicsRequest, CreateTopicsResponse, DescribeClusterRequest, DescribeClusterResponse,
-    DescribeConfigsRequest, DescribeConfigsResponse, DescribeGroupsRequest, DescribeGroupsResponse,
-    FetchRequest, FetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, HeartbeatRequest,
+    CreatePartitionsRequest, CreatePartitionsResponse, CreateTopicsRequest, CreateTopicsResponse,
+    DescribeClusterRequest, DescribeClusterResponse, DescribeConfigsRequest,
+    DescribeConfigsResponse, DescribeGroupsRequest, DescribeGroupsResponse, FetchRequest,
+    FetchResponse, FindCoordinatorRequest, FindCoordinatorResponse, HeartbeatRequest,
     HeartbeatResponse, InitProducerIdRequest, InitProducerIdResponse, JoinGroupRequest,
     JoinGroupResponse, LeaveGroupRequest, LeaveGroupResponse, ListGroupsRequest,
     ListGroupsResponse, MetadataRequest, MetadataResponse, OffsetDeleteRequest,
@@ -38,15 +39,15 @@ pub use kafka_protocol::messages::{
 pub use kafka_protocol::messages::{
     broker_registration_request, broker_registration_response, consumer_group_describe_request,
     consumer_group_describe_response, consumer_group_heartbeat_request,
-    consumer_group_heartbeat_response, create_topics_request, create_topics_response,
-    describe_cluster_request, describe_cluster_response, describe_configs_request,
-    describe_configs_response, describe_groups_request, describe_groups_response, fetch_request,
-    fetch_response, find_coordinator_request, find_coordinator_response, heartbeat_request,
-    heartbeat_response, init_producer_id_request, init_producer_id_response, join_group_request,
-    join_group_response, leave_group_request, leave_group_response, list_groups_request,
-    list_groups_response, metadata_request, metadata_response, offset_delete_request,
-    offset_delete_response, produce_request, produce_response, sync_group_request,
-    sync_group_response,
+    consumer_group_heartbeat_response, create_partitions_request, create_partitions_response,
+    create_topics_request, create_topics_response, describe_cluster_request,
+    describe_cluster_response, describe_configs_request, describe_configs_response,
+    describe_groups_request, describe_groups_response, fetch_request, fetch_response,
+    find_coordinator_request, find_coordinator_response, heartbeat_request, heartbeat_response,
+    init_producer_id_request, init_producer_id_response, join_group_request, join_group_response,
+    leave_group_request, leave_group_response, list_groups_request, list_groups_response,
+    metadata_request, metadata_response, offset_delete_request, offset_delete_response,
+    produce_request, produce_response, sync_group_request, sync_group_response,
 };
 
 pub mod api_versions_request;
@@ -113,6 +114,7 @@ macro_rules! for_each_api {
             ListGroups => ListGroupsRequest, ListGroupsResponse;
             ApiVersions => ApiVersionsRequest, ApiVersionsResponse;
             CreateTopics => CreateTopicsRequest, CreateTopicsResponse;
+            CreatePartitions => CreatePartitionsRequest, CreatePartitionsResponse;
             InitProducerId => InitProducerIdRequest, InitProducerIdResponse;
             TxnOffsetCommit => TxnOffsetCommitRequest, TxnOffsetCommitResponse;
             DescribeConfigs => DescribeConfigsRequest, DescribeConfigsResponse;

@@ -2706,6 +2706,108 @@ const DESCRIBE_CONFIGS_RESPONSE__DESCRIBE_CONFIGS_SYNONYM: StructSchema = Struct
     ],
 };
 
+const CREATE_PARTITIONS_REQUEST: MessageSchema = MessageSchema {
+    api: Api::CreatePartitions,
+    direction: Direction::Request,
+    name: "CreatePartitionsRequest",
+    versions: v(0, 3),
+    first_flexible: 2,
+    fields: &[
+        Field::new(
+            "Topics",
+            Type::Array(&Type::Struct(
+                &CREATE_PARTITIONS_REQUEST__CREATE_PARTITIONS_TOPIC,
+            )),
+            v(0, 3),
+            "topics",
+        ),
+        Field::new("TimeoutMs", Type::Int32, v(0, 3), "request timeout in ms"),
+        Field::new(
+            "ValidateOnly",
+            Type::Bool,
+            v(0, 3),
+            "check the request only, create nothing",
+        ),
+    ],
+};
+
+const CREATE_PARTITIONS_REQUEST__CREATE_PARTITIONS_TOPIC: StructSchema = StructSchema {
+    name: "CreatePartitionsTopic",
+    fields: &[
+        Field::new("Name", Type::String, v(0, 3), "topic name"),
+        Field::new(
+            "Count",
+            Type::Int32,
+            v(0, 3),
+            "the total partition count the topic is to have (not the number added)",
+        ),
+        Field::new(
+            "Assignments",
+            Type::Array(&Type::Struct(
+                &CREATE_PARTITIONS_REQUEST__CREATE_PARTITIONS_ASSIGNMENT,
+            )),
+            v(0, 3),
+            "replica placement of each new partition, null for the controller's placement",
+        )
+        .nullable(v(0, 3)),
+    ],
+};
+
+const CREATE_PARTITIONS_REQUEST__CREATE_PARTITIONS_ASSIGNMENT: StructSchema = StructSchema {
+    name: "CreatePartitionsAssignment",
+    fields: &[Field::new(
+        "BrokerIds",
+        Type::Array(&Type::Int32),
+        v(0, 3),
+        "replica placement for one partition",
+    )],
+};
+
+const CREATE_PARTITIONS_RESPONSE: MessageSchema = MessageSchema {
+    api: Api::CreatePartitions,
+    direction: Direction::Response,
+    name: "CreatePartitionsResponse",
+    versions: v(0, 3),
+    first_flexible: 2,
+    fields: &[
+        Field::new(
+            "ThrottleTimeMs",
+            Type::Int32,
+            v(0, 3),
+            "time the client is throttled for, in ms",
+        ),
+        Field::new(
+            "Results",
+            Type::Array(&Type::Struct(
+                &CREATE_PARTITIONS_RESPONSE__CREATE_PARTITIONS_TOPIC_RESULT,
+            )),
+            v(0, 3),
+            "per-item results",
+        ),
+    ],
+};
+
+const CREATE_PARTITIONS_RESPONSE__CREATE_PARTITIONS_TOPIC_RESULT: StructSchema = StructSchema {
+    name: "CreatePartitionsTopicResult",
+    fields: &[
+        Field::new("Name", Type::String, v(0, 3), "name"),
+        Field::new(
+            "ErrorCode",
+            Type::Int16,
+            v(0, 3),
+            "error code, 0 when there is none",
+        ),
+        Field::new(
+            "ErrorMessage",
+            Type::String,
+            v(0, 3),
+            "error detail, null when there is none",
+        )
+        .nullable(v(0, 3))
+        .default(FieldDefault::Null),
+    ],
+};
+
 const DELETE_GROUPS_REQUEST: MessageSchema = MessageSchema {
     api: Api::DeleteGroups,
     direction: Direction::Request,
@@ -4541,6 +4643,8 @@ pub(super) const MESSAGES: &[MessageSchema] = &[
     TXN_OFFSET_COMMIT_RESPONSE,
     DESCRIBE_CONFIGS_REQUEST,
     DESCRIBE_CONFIGS_RESPONSE,
+    CREATE_PARTITIONS_REQUEST,
+    CREATE_PARTITIONS_RESPONSE,
     DELETE_GROUPS_REQUEST,
     DELETE_GROUPS_RESPONSE,
     OFFSET_DELETE_REQUEST,

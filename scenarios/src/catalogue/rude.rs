@@ -20,9 +20,9 @@ use crate::conformance::expect;
 /// The script, as the oracle runs it.
 pub const SCRIPT: &str = include_str!("../../../conformance/corpus/rude-client.jsonl");
 
-/// The rude admin's script: CreateTopics requests the controller must refuse or answer in its own
-/// way (invalid and colliding names, bad partition counts and replication factors, duplicates in
-/// one request, validate-only, old versions). The coordinator oracle has no controller, so its
+/// The rude admin's script: CreateTopics and CreatePartitions requests the controller must refuse
+/// or answer in its own way (invalid and colliding names, bad partition counts and replication
+/// factors, duplicates in one request, validate-only, manual assignments, old versions). The coordinator oracle has no controller, so its
 /// `expect`s are what a real Kafka 4.4.0 cluster answered: `regroup drive rude-admin --cluster
 /// real-kafka` holds them against that cluster again (docs/real-kafka.md).
 pub const ADMIN_SCRIPT: &str = include_str!("../../../conformance/real_kafka/rude-admin.jsonl");
@@ -76,12 +76,13 @@ pub fn scenarios() -> Vec<Scenario> {
         },
         Scenario {
             name: "rude-admin",
-            description: "a rude admin sends CreateTopics requests no modelled client sends (empty, \
-                      '.', '..', too long and illegal names, a name colliding with an existing \
-                      one, zero and negative partition counts and replication factors, more \
-                      replicas than brokers, defaults, a name twice in one request, validate-only, \
-                      the internal offsets topic, versions 2, 4, 5 and 7): every answer holds \
-                      what a real Kafka 4.4.0 cluster answered",
+            description: "a rude admin sends CreateTopics and CreatePartitions requests no modelled \
+                      client sends (empty, '.', '..', too long and illegal names, a name colliding \
+                      with an existing one, zero and negative partition counts and replication \
+                      factors, more replicas than brokers, defaults, a name twice in one request, \
+                      validate-only, the internal topics, counts that are no increase, unknown \
+                      topics, bad manual assignments, every version): every answer holds what a \
+                      real Kafka 4.4.0 cluster answered",
             default_seed: 1,
             cluster: || ClusterSpec::default().with_topic("orders", 3),
             faults: Faults::Schedule(|| {
