@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Real Kafka clients against `regroup serve` on 127.0.0.1: confluent-kafka 2.16.1 (librdkafka 2.16.0),
-# kafka-python 3.0.12 and aiokafka 0.14.0, pinned in requirements.txt and installed into
-# conformance/.venv on first use (reinstalled when requirements.txt changes).
+# with the classic protocol and with `group.protocol=consumer` (KIP-848), kafka-python 3.0.12 and
+# aiokafka 0.14.0, pinned in requirements.txt and installed into conformance/.venv on first use
+# (reinstalled when requirements.txt changes).
 #
 #   conformance/real_clients/run.sh                      # builds regroup, runs every suite
-#   conformance/real_clients/run.sh confluent aiokafka   # some suites: serve confluent kafka-python aiokafka
+#   conformance/real_clients/run.sh confluent aiokafka   # some suites: serve confluent
+#                                                        #   confluent-consumer kafka-python aiokafka
 #   REGROUP=path/to/regroup conformance/real_clients/run.sh
 #   REAL_CLIENTS_LOGS=/tmp/rc CLIENT_LOG_LEVEL=DEBUG RUST_LOG=debug conformance/real_clients/run.sh
 #
-# Each suite gets its own `regroup serve` (topics t1:2 and t6:6) and must also leave the broker's log
+# Each suite gets its own `regroup serve` (topics t1:2 and t6:6; consumer-group heartbeats every
+# 500 ms instead of Kafka's 5 s, so KIP-848 reconciliation takes a second, not ten) and must also leave the broker's log
 # free of closed connections (a response the broker cannot write, an unsupported version, ...).
 # Prints one line per check, then "real-clients: N passed, M failed". Exits 1 when a check failed
 # (after printing what the client saw, the client library's log and the broker's log), 0 with a SKIP
@@ -49,7 +52,7 @@ export REGROUP
 source "$here/serve.sh"
 
 suites=("$@")
-[ "${#suites[@]}" -gt 0 ] || suites=(serve confluent kafka-python aiokafka)
+[ "${#suites[@]}" -gt 0 ] || suites=(serve confluent confluent-consumer kafka-python aiokafka)
 
 # REAL_CLIENTS_LOGS=DIR keeps every suite's client and broker logs in DIR.
 work="${REAL_CLIENTS_LOGS:-$(mktemp -d)}"
@@ -69,16 +72,19 @@ for suite in "${suites[@]}"; do
     case "$suite" in
         serve) script=check_serve.py ;;
         confluent) script=check_confluent.py ;;
+        confluent-consumer) script=check_confluent_consumer.py ;;
         kafka-python) script=check_kafka_python.py ;;
         aiokafka) script=check_aiokafka.py ;;
-        *) echo "unknown suite $suite (serve, confluent, kafka-python, aiokafka)"; exit 2 ;;
+        *) echo "unknown suite $suite (serve, confluent, confluent-consumer, kafka-python, aiokafka)"; exit 2 ;;
     esac
     echo "== $suite ($script)"
     serve_log="$work/$suite-serve.log"
     client_log="$work/$suite-client.log"
     serve_start "$serve_log" --topic t1:2 --topic t6:6 \
         --config group.streams.initial.rebalance.delay.ms=0 \
-        --config group.initial.rebalance.delay.ms=0
+        --config group.initial.rebalance.delay.ms=0 \
+        --config group.consumer.min.heartbeat.interval.ms=500 \
+        --config group.consumer.heartbeat.interval.ms=500
     status=0
     (cd "$here" && CLIENT_LOG="$client_log" timeout 120 "$venv/bin/python" "$script" "$SERVE_ADDR") \
         >"$work/$suite.out" 2>&1 || status=$?

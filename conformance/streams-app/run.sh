@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A Kafka Streams 4.4.0 application (group.protocol=streams, two instances, a re-keying count) against
-# `regroup serve` on 127.0.0.1; see src/main/java/dev/regroup/streamsapp/StreamsCheck.java.
+# `regroup serve` on 127.0.0.1; see src/main/java/dev/regroup/streamsapp/StreamsCheck.java. Then Kafka's
+# Java consumer 4.4.0 with group.protocol=consumer (KIP-848), ConsumerCheck.java, on a second server.
 #
 #   conformance/streams-app/run.sh                       # builds regroup and the app, runs the checks
 #   REGROUP=path/to/regroup conformance/streams-app/run.sh
@@ -89,6 +90,33 @@ if [ "$status" -eq 0 ] && [ -n "$closed" ]; then
     echo "FAIL streams-app: the broker closed client connections:"
     echo "$closed" | sed 's/^.*reason=/  /' | sort | uniq -c | head -10
     status=1
+fi
+# Kafka's Java consumer 4.4.0 with group.protocol=consumer (KIP-848), ConsumerCheck.java, on a
+# fresh server with a 6-partition topic; consumer-group heartbeats every 500 ms instead of 5 s.
+if [ "$status" -eq 0 ]; then
+    serve_start "$work/serve-consumer.log" --topic t6:6 \
+        --config group.consumer.min.heartbeat.interval.ms=500 \
+        --config group.consumer.heartbeat.interval.ms=500
+    timeout 120 java \
+        -Dorg.slf4j.simpleLogger.logFile="$work/client-consumer.log" \
+        -Dorg.slf4j.simpleLogger.defaultLogLevel=info \
+        -cp "$here/target/classes:$here/target/lib/*" \
+        dev.regroup.streamsapp.ConsumerCheck "$SERVE_ADDR" >"$work/out-consumer" 2>&1 || status=$?
+    serve_stop
+    cat "$work/out-consumer"
+    cat "$work/out-consumer" >>"$work/out"
+    closed="$(grep "closing connection" "$work/serve-consumer.log" | grep -v "Connection reset by peer" || true)"
+    if [ "$status" -eq 0 ] && [ -n "$closed" ]; then
+        echo "FAIL java consumer: the broker closed client connections:"
+        echo "$closed" | sed 's/^.*reason=/  /' | sort | uniq -c | head -10
+        status=1
+    fi
+    if [ "$status" -ne 0 ]; then
+        echo "--- Java consumer client log (warnings and errors, last 40)"
+        grep -E " (WARN|ERROR) " "$work/client-consumer.log" | tail -40 || true
+        echo "--- regroup serve log (tail)"
+        tail -40 "$work/serve-consumer.log"
+    fi
 fi
 passed="$(grep -c '^ok ' "$work/out" || true)"
 echo "streams-app: $passed passed, $([ "$status" -eq 0 ] && echo 0 || echo 1) failed"

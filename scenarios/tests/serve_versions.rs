@@ -217,6 +217,16 @@ fn request(api: Api, version: i16, topic_id: Uuid) -> Request {
         Api::DescribeCluster => DescribeClusterRequest::default()
             .with_endpoint_type(1)
             .into(),
+        // A join with a subscription, so the answer carries an assignment of `orders`.
+        Api::ConsumerGroupHeartbeat => consumer_join(&format!("sweep-consumer-{version}"), "m"),
+        // Groups the heartbeat sweep created (members, assignments), a classic group and none.
+        Api::ConsumerGroupDescribe => ConsumerGroupDescribeRequest::default()
+            .with_group_ids(vec![
+                GroupId(s("sweep-consumer-0")),
+                GroupId(s("described")),
+                GroupId(s("missing")),
+            ])
+            .into(),
         Api::StreamsGroupHeartbeat => StreamsGroupHeartbeatRequest::default()
             .with_group_id(GroupId(s("sweep-streams")))
             .with_member_id(s("m"))
@@ -232,6 +242,18 @@ fn request(api: Api, version: i16, topic_id: Uuid) -> Request {
         }
         other => panic!("{other} is not a client api"),
     }
+}
+
+/// A ConsumerGroupHeartbeat join of `member` to `group`, subscribed to `orders`.
+fn consumer_join(group: &str, member: &str) -> Request {
+    ConsumerGroupHeartbeatRequest::default()
+        .with_group_id(GroupId(s(group)))
+        .with_member_id(s(member))
+        .with_member_epoch(0)
+        .with_rebalance_timeout_ms(10_000)
+        .with_subscribed_topic_names(Some(vec![TopicName(s("orders"))]))
+        .with_topic_partitions(Some(vec![]))
+        .into()
 }
 
 fn join(group: &str, member: &str) -> Request {
@@ -337,6 +359,69 @@ fn list_offsets_reports_the_leader_epoch_from_v4_only() {
                 (0, 0, -1, epoch),
                 "ListOffsets v{version}"
             );
+        }
+    });
+}
+
+/// The two consumer-group apis over real TCP at both versions, where they differ: a v0 join may
+/// leave the member id to the coordinator (a Kafka `Uuid` string) while v1 requires it (KIP-1082), and
+/// ConsumerGroupDescribe's MemberType exists from v1 only (-1 at v0, the field's default).
+#[test]
+fn consumer_group_apis_differ_by_version_as_kafka_4_4s() {
+    let server = Server::start(&["--config", "group.consumer.assignment.interval.ms=0"]);
+    let rt = runtime();
+    rt.block_on(async {
+        let c = RpcClient::new(TokioNet::new(0), server.addr.clone(), "consumer-versions");
+        let heartbeat = |version: i16, member: &'static str| {
+            let c = &c;
+            async move {
+                match c.call(consumer_join("cg", member), version, 10_000).await {
+                    Ok(Response::ConsumerGroupHeartbeat(r)) => r,
+                    other => panic!("v{version}: {other:?}"),
+                }
+            }
+        };
+        let v1 = heartbeat(1, "").await;
+        assert_eq!(v1.error_code, protocol::ErrorCode::InvalidRequest.code());
+        assert_eq!(
+            v1.error_message.as_ref().map(|m| m.as_str()),
+            Some("MemberId can't be empty.")
+        );
+        let v0 = heartbeat(0, "").await;
+        assert_eq!((v0.error_code, v0.member_epoch), (0, 2));
+        let id = v0.member_id.expect("a generated member id").to_string();
+        // Kafka's `Uuid.randomUuid().toString()`: 16 bytes in URL-safe base64, unpadded.
+        assert_eq!(id.len(), 22, "{id}");
+        assert!(
+            id.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'),
+            "{id}"
+        );
+        let mut owned = v0.assignment.expect("assignment").topic_partitions[0]
+            .partitions
+            .clone();
+        owned.sort();
+        assert_eq!(owned, vec![0, 1, 2]);
+
+        for (version, member_type) in [(0i16, -1i8), (1, 1)] {
+            let r = c
+                .call(
+                    ConsumerGroupDescribeRequest::default()
+                        .with_group_ids(vec![GroupId(s("cg"))])
+                        .into(),
+                    version,
+                    10_000,
+                )
+                .await;
+            let Ok(Response::ConsumerGroupDescribe(d)) = r else {
+                panic!("v{version}: {r:?}")
+            };
+            let g = &d.groups[0];
+            assert_eq!((g.error_code, g.group_epoch), (0, 2), "v{version}");
+            assert_eq!(g.members.len(), 1);
+            assert_eq!(g.members[0].member_id.as_str(), id);
+            assert_eq!(g.members[0].client_id.as_str(), "consumer-versions");
+            assert_eq!(g.members[0].member_type, member_type, "v{version}");
         }
     });
 }

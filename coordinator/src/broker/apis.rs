@@ -63,6 +63,11 @@ pub const CLIENT_APIS: &[Api] = &[
     Api::DeleteGroups,
     Api::OffsetDelete,
     Api::DescribeCluster,
+    // Kafka 4.4.0's broker advertises these whenever its coordinator runs the `consumer` rebalance
+    // protocol (`group.coordinator.rebalance.protocols`, default `classic,consumer,streams`); a
+    // broker with it disabled still lists them and answers UNSUPPORTED_VERSION (`KafkaApis`).
+    Api::ConsumerGroupHeartbeat,
+    Api::ConsumerGroupDescribe,
     Api::StreamsGroupHeartbeat,
     Api::StreamsGroupDescribe,
     Api::StreamsGroupTopologyDescriptionUpdate,

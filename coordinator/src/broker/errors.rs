@@ -4,10 +4,12 @@
 //! `handleOffsetFetchException`) and then into the api's own error response.
 
 use protocol::messages::{
-    DeleteGroupsResponse, DescribeGroupsResponse, HeartbeatResponse, JoinGroupResponse,
-    LeaveGroupResponse, ListGroupsResponse, OffsetCommitResponse, OffsetDeleteResponse,
-    OffsetFetchResponse, StrBytes, StreamsGroupDescribeResponse, StreamsGroupHeartbeatResponse,
+    ConsumerGroupDescribeResponse, ConsumerGroupHeartbeatResponse, DeleteGroupsResponse,
+    DescribeGroupsResponse, HeartbeatResponse, JoinGroupResponse, LeaveGroupResponse,
+    ListGroupsResponse, OffsetCommitResponse, OffsetDeleteResponse, OffsetFetchResponse, StrBytes,
+    StreamsGroupDescribeResponse, StreamsGroupHeartbeatResponse,
     StreamsGroupTopologyDescriptionUpdateResponse, SyncGroupResponse, TxnOffsetCommitResponse,
+    consumer_group_describe_response::DescribedGroup as ConsumerDescribedGroup,
     delete_groups_response::DeletableGroupResult,
     describe_groups_response::DescribedGroup,
     offset_commit_response::{OffsetCommitResponsePartition, OffsetCommitResponseTopic},
@@ -191,6 +193,24 @@ pub fn error_response(request: &Request, version: i16, error: &OperationError) -
                     .iter()
                     .map(|g| {
                         StreamsDescribedGroup::default()
+                            .with_group_id(g.clone())
+                            .with_error_code(c)
+                    })
+                    .collect(),
+            )
+            .into(),
+        // `GroupCoordinatorService.consumerGroupHeartbeat`: code and message, nothing else.
+        Request::ConsumerGroupHeartbeat(_) => ConsumerGroupHeartbeatResponse::default()
+            .with_error_code(c)
+            .with_error_message(message.as_deref().map(sb))
+            .into(),
+        // `ConsumerGroupDescribeRequest.getErrorDescribedGroupList`: each group id with the code.
+        Request::ConsumerGroupDescribe(r) => ConsumerGroupDescribeResponse::default()
+            .with_groups(
+                r.group_ids
+                    .iter()
+                    .map(|g| {
+                        ConsumerDescribedGroup::default()
                             .with_group_id(g.clone())
                             .with_error_code(c)
                     })

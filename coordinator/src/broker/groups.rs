@@ -3,8 +3,8 @@
 //! partition's coordinator, and requests naming several groups are split by partition and their
 //! answers combined in Kafka's order.
 //!
-//! Reads (DescribeGroups, StreamsGroupDescribe, ListGroups, OffsetFetch without RequireStable)
-//! answer at once; everything else is a write and answers once its records are committed.
+//! Reads (DescribeGroups, StreamsGroupDescribe, ConsumerGroupDescribe, ListGroups, OffsetFetch
+//! without RequireStable) answer at once; everything else is a write and answers once its records are committed.
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -12,9 +12,11 @@ use std::rc::Rc;
 use tokio::sync::oneshot;
 
 use protocol::messages::{
-    DeleteGroupsRequest, DeleteGroupsResponse, DescribeGroupsRequest, DescribeGroupsResponse,
-    GroupId, ListGroupsResponse, OffsetFetchRequest, OffsetFetchResponse, StrBytes,
+    ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, DeleteGroupsRequest,
+    DeleteGroupsResponse, DescribeGroupsRequest, DescribeGroupsResponse, GroupId,
+    ListGroupsResponse, OffsetFetchRequest, OffsetFetchResponse, StrBytes,
     StreamsGroupDescribeRequest, StreamsGroupDescribeResponse,
+    consumer_group_describe_response::DescribedGroup as ConsumerDescribedGroup,
     streams_group_describe_response::DescribedGroup as StreamsDescribedGroup,
 };
 use protocol::{ErrorCode, Request, Response};
@@ -38,6 +40,7 @@ fn single_group(request: &Request) -> Option<&str> {
         Request::OffsetCommit(r) => r.group_id.as_str(),
         Request::TxnOffsetCommit(r) => r.group_id.as_str(),
         Request::OffsetDelete(r) => r.group_id.as_str(),
+        Request::ConsumerGroupHeartbeat(r) => r.group_id.as_str(),
         Request::StreamsGroupHeartbeat(r) => r.group_id.as_str(),
         Request::StreamsGroupTopologyDescriptionUpdate(r) => r.group_id.as_str(),
         _ => return None,
@@ -78,6 +81,9 @@ impl<N: Net> Node<N> {
         if let Some(response) = self.precheck(&request, version) {
             return response;
         }
+        if let Some(response) = self.consumer_precheck(&request, version) {
+            return response;
+        }
         if let Some(group) = single_group(&request) {
             let p = partition_for(group, partitions);
             return self.run_on_partition(p, request, version, ctx, false).await;
@@ -87,6 +93,10 @@ impl<N: Net> Node<N> {
             Request::DescribeGroups(r) => self.describe_groups(r, version, ctx, partitions).await,
             Request::StreamsGroupDescribe(r) => {
                 self.streams_group_describe(r, version, ctx, partitions)
+                    .await
+            }
+            Request::ConsumerGroupDescribe(r) => {
+                self.consumer_group_describe(r, version, ctx, partitions)
                     .await
             }
             Request::DeleteGroups(r) => self.delete_groups(r, version, ctx, partitions).await,
@@ -144,6 +154,65 @@ impl<N: Net> Node<N> {
         let mut error = OperationError::not_active();
         error.code = code;
         Some(error_response(request, version, &error))
+    }
+
+    /// What a consumer-group api gets before it is routed, in Kafka's order: UNSUPPORTED_VERSION
+    /// when the `consumer` rebalance protocol is disabled (`KafkaApis.handleConsumerGroupHeartbeat`
+    /// and `handleConsumerGroupDescribe`, `isConsumerGroupProtocolEnabled`), COORDINATOR_NOT_AVAILABLE
+    /// when the service is not active, then, for a heartbeat, the service's field checks
+    /// (`GroupCoordinatorService.consumerGroupHeartbeat`,
+    /// `throwIfConsumerGroupHeartbeatRequestIsInvalid`), so a malformed heartbeat is refused the
+    /// same way by every broker, coordinator or not.
+    fn consumer_precheck(&self, request: &Request, version: i16) -> Option<Response> {
+        let consumer = &self.config.shard.consumer;
+        match request {
+            Request::ConsumerGroupHeartbeat(r) => {
+                if !consumer.protocol_enabled {
+                    // `ConsumerGroupHeartbeatRequest.getErrorResponse`: the code alone.
+                    return Some(
+                        protocol::messages::ConsumerGroupHeartbeatResponse::default()
+                            .with_error_code(ErrorCode::UnsupportedVersion.code())
+                            .into(),
+                    );
+                }
+                if !self.core.borrow().runtime.started {
+                    return Some(error_response(
+                        request,
+                        version,
+                        &OperationError::not_active(),
+                    ));
+                }
+                crate::consumer::request_checks::validate_heartbeat(r, version, &consumer.assignors)
+                    .err()
+                    .map(|e| crate::consumer::error_response(&e).into())
+            }
+            Request::ConsumerGroupDescribe(r) => {
+                let code = if !consumer.protocol_enabled {
+                    // `ConsumerGroupDescribeRequest.getErrorResponse`: every group id, the code.
+                    ErrorCode::UnsupportedVersion
+                } else if !self.core.borrow().runtime.started {
+                    // `getErrorDescribedGroupList(groupIds, COORDINATOR_NOT_AVAILABLE)`.
+                    ErrorCode::CoordinatorNotAvailable
+                } else {
+                    return None;
+                };
+                Some(
+                    ConsumerGroupDescribeResponse::default()
+                        .with_groups(
+                            r.group_ids
+                                .iter()
+                                .map(|g| {
+                                    ConsumerDescribedGroup::default()
+                                        .with_group_id(g.clone())
+                                        .with_error_code(code.code())
+                                })
+                                .collect(),
+                        )
+                        .into(),
+                )
+            }
+            _ => None,
+        }
     }
 
     /// Runs `request` on the coordinator of partition `p` and waits for its answer.
@@ -292,6 +361,53 @@ impl<N: Net> Node<N> {
             }
         }
         StreamsGroupDescribeResponse::default()
+            .with_groups(out)
+            .into()
+    }
+
+    /// `GroupCoordinatorService.consumerGroupDescribe`: empty group ids answered first with
+    /// INVALID_GROUP_ID, then one read per `__consumer_offsets` partition in Java's `HashMap` order,
+    /// each block in request order; a partition that is not active here answers its error for each
+    /// of its groups (`handleOperationException`, `getErrorDescribedGroupList`).
+    async fn consumer_group_describe(
+        self: &Rc<Self>,
+        r: ConsumerGroupDescribeRequest,
+        version: i16,
+        ctx: &RequestContext,
+        partitions: i32,
+    ) -> Response {
+        let mut out = Vec::new();
+        for g in r.group_ids.iter().filter(|g| g.as_str().is_empty()) {
+            out.push(
+                ConsumerDescribedGroup::default()
+                    .with_group_id(g.clone())
+                    .with_error_code(ErrorCode::InvalidGroupId.code()),
+            );
+        }
+        let names: Vec<String> = r
+            .group_ids
+            .iter()
+            .filter(|g| !g.as_str().is_empty())
+            .map(|g| g.as_str().to_string())
+            .collect();
+        for (p, groups) in by_partition(&names, partitions) {
+            let sub = r.clone().with_group_ids(
+                groups
+                    .iter()
+                    .map(|g| GroupId(StrBytes::from_string(g.clone())))
+                    .collect(),
+            );
+            match self
+                .run_on_partition(p, Request::ConsumerGroupDescribe(sub), version, ctx, true)
+                .await
+            {
+                Response::ConsumerGroupDescribe(resp) => out.extend(resp.groups),
+                other => {
+                    tracing::error!(api = %other.api(), "unexpected answer to ConsumerGroupDescribe")
+                }
+            }
+        }
+        ConsumerGroupDescribeResponse::default()
             .with_groups(out)
             .into()
     }
