@@ -42,6 +42,41 @@ fn regroup_line(input: &str) -> String {
         .unwrap_or_else(|message| serde_json::json!({ "error": message }).to_string())
 }
 
+/// Random inputs from the oracle's generator `generator_main` (`count`, `seed`, `max_members`), written
+/// to `dir/<stem>-inputs.jsonl` and assigned by Kafka (the oracle's Assign, exit 2 when some assignor
+/// threw: its line still compares); both as lines, `lines` of each expected.
+fn inputs_and_kafka_outputs(
+    oracle: &Oracle,
+    generator_main: &str,
+    (count, seed, max_members): (usize, u64, usize),
+    dir: &Path,
+    stem: &str,
+    lines: usize,
+) -> Result<(String, String), String> {
+    let inputs = oracle.output(
+        generator_main,
+        &[count.to_string(), seed.to_string(), max_members.to_string()],
+        &[0],
+    )?;
+    let input_path = dir.join(format!("{stem}-inputs.jsonl"));
+    std::fs::write(&input_path, &inputs).map_err(|e| format!("cannot write inputs: {e}"))?;
+    let kafka = oracle.output(
+        ASSIGN_MAIN,
+        &["--lines".into(), input_path.display().to_string()],
+        &[0, 2],
+    )?;
+    let (n_inputs, n_kafka) = (
+        inputs.lines().filter(|l| !l.trim().is_empty()).count(),
+        kafka.lines().count(),
+    );
+    if n_inputs != lines || n_kafka != lines {
+        return Err(format!(
+            "{stem} oracle: expected {lines} inputs and outputs, got {n_inputs} and {n_kafka}"
+        ));
+    }
+    Ok((inputs, kafka))
+}
+
 pub fn compare(
     oracle: &Oracle,
     count: usize,
@@ -50,28 +85,17 @@ pub fn compare(
     dir: &Path,
 ) -> Result<AssignorReport, String> {
     let started = std::time::Instant::now();
-    let inputs = oracle.output(
+    // Kafka exits 2 when some input had tasks but no member (TaskAssignorException).
+    let (inputs, kafka) = inputs_and_kafka_outputs(
+        oracle,
         RANDOM_INPUTS_MAIN,
-        &[count.to_string(), seed.to_string(), max_members.to_string()],
-        &[0],
-    )?;
-    let input_path = dir.join("assignor-inputs.jsonl");
-    std::fs::write(&input_path, &inputs).map_err(|e| format!("cannot write inputs: {e}"))?;
-    // Exit 2: some input had tasks but no member (TaskAssignorException); its line still compares.
-    let kafka = oracle.output(
-        ASSIGN_MAIN,
-        &["--lines".into(), input_path.display().to_string()],
-        &[0, 2],
+        (count, seed, max_members),
+        dir,
+        "assignor",
+        count,
     )?;
     let inputs: Vec<&str> = inputs.lines().filter(|l| !l.trim().is_empty()).collect();
     let kafka: Vec<&str> = kafka.lines().collect();
-    if inputs.len() != count || kafka.len() != count {
-        return Err(format!(
-            "assignor oracle: expected {count} inputs and outputs, got {} and {}",
-            inputs.len(),
-            kafka.len()
-        ));
-    }
     let mut report = AssignorReport {
         inputs: count,
         seed,
@@ -161,31 +185,19 @@ pub fn compare_consumer(
     dir: &Path,
 ) -> Result<ConsumerAssignorReport, String> {
     let started = std::time::Instant::now();
-    let inputs = oracle.output(
+    // One input per built-in assignor for each of the `count`.
+    let (inputs, kafka) = inputs_and_kafka_outputs(
+        oracle,
         CONSUMER_RANDOM_INPUTS_MAIN,
-        &[count.to_string(), seed.to_string(), max_members.to_string()],
-        &[0],
-    )?;
-    let input_path = dir.join("consumer-assignor-inputs.jsonl");
-    std::fs::write(&input_path, &inputs).map_err(|e| format!("cannot write inputs: {e}"))?;
-    // Exit 2: some assignor threw (PartitionAssignorException, ...); its line still compares.
-    let kafka = oracle.output(
-        ASSIGN_MAIN,
-        &["--lines".into(), input_path.display().to_string()],
-        &[0, 2],
+        (count, seed, max_members),
+        dir,
+        "consumer-assignor",
+        2 * count,
     )?;
     std::fs::write(dir.join("consumer-assignor-kafka.jsonl"), &kafka)
         .map_err(|e| format!("cannot write Kafka's outputs: {e}"))?;
     let inputs: Vec<&str> = inputs.lines().filter(|l| !l.trim().is_empty()).collect();
     let kafka: Vec<&str> = kafka.lines().collect();
-    if inputs.len() != 2 * count || kafka.len() != 2 * count {
-        return Err(format!(
-            "consumer assignor oracle: expected {} inputs and outputs, got {} and {}",
-            2 * count,
-            inputs.len(),
-            kafka.len()
-        ));
-    }
     let mut report = ConsumerAssignorReport {
         seed,
         max_members,
