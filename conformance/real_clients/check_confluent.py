@@ -11,43 +11,18 @@ The generation is read from librdkafka's serialized group metadata (`consumer_gr
 "CGMDv2:", the generation as a host-order int32, then group id, member id and instance id).
 """
 
-import struct
 import sys
 
 from confluent_kafka import Consumer, KafkaError, TopicPartition
 
 from common import Worker, check, covers, run, wait_until
+from confluent_adapter import Adapter
 
 ADDR = sys.argv[1]
 TOPIC = "t6"
 PARTITIONS = 6
 GROUP = "rd-static6"
 SESSION_MS = 10000
-
-
-class Adapter:
-    @staticmethod
-    def poll(c):
-        msg = c.poll(0.1)
-        if msg is not None and msg.error() is not None:
-            err = msg.error()
-            return ("fatal " if err.fatal() else "") + f"{err.name()}: {err.str()}"
-        return None
-
-    @staticmethod
-    def assignment(c):
-        return sorted((tp.topic, tp.partition) for tp in c.assignment())
-
-    @staticmethod
-    def generation(c):
-        blob = c.consumer_group_metadata()
-        if not blob.startswith(b"CGMDv2:") or len(blob) < 11:
-            return None
-        return struct.unpack("=i", blob[7:11])[0]
-
-    @staticmethod
-    def close(c):
-        c.close()
 
 
 def static_consumer(name, instance_id):

@@ -18,7 +18,6 @@ from librdkafka's serialized group metadata (`consumer_group_metadata()`: "CGMDv
 generation, which under KIP-848 is the member epoch, as a host-order int32).
 """
 
-import struct
 import sys
 import time
 
@@ -27,35 +26,11 @@ from confluent_kafka.admin import AdminClient
 
 from cg_describe import describe
 from common import Worker, check, covers, run, wait_until
+from confluent_adapter import Adapter
 
 ADDR = sys.argv[1]
 TOPIC = "t6"
 PARTITIONS = 6
-
-
-class Adapter:
-    @staticmethod
-    def poll(c):
-        msg = c.poll(0.1)
-        if msg is not None and msg.error() is not None:
-            err = msg.error()
-            return ("fatal " if err.fatal() else "") + f"{err.name()}: {err.str()}"
-        return None
-
-    @staticmethod
-    def assignment(c):
-        return sorted((tp.topic, tp.partition) for tp in c.assignment())
-
-    @staticmethod
-    def generation(c):
-        blob = c.consumer_group_metadata()
-        if not blob.startswith(b"CGMDv2:") or len(blob) < 11:
-            return None
-        return struct.unpack("=i", blob[7:11])[0]
-
-    @staticmethod
-    def close(c):
-        c.close()
 
 
 def consumer(name, group, instance_id=None):

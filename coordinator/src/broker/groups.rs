@@ -69,6 +69,32 @@ fn by_partition(groups: &[String], partitions: i32) -> Vec<(i32, Vec<String>)> {
         .collect()
 }
 
+/// The group ids of a describe naming several groups: the empty ones (answered first with
+/// INVALID_GROUP_ID, without a coordinator) and the others in [`by_partition`]'s blocks.
+fn describe_blocks(ids: &[GroupId], partitions: i32) -> (Vec<GroupId>, Vec<(i32, Vec<GroupId>)>) {
+    let empty = ids
+        .iter()
+        .filter(|g| g.as_str().is_empty())
+        .cloned()
+        .collect();
+    let names: Vec<String> = ids
+        .iter()
+        .filter(|g| !g.as_str().is_empty())
+        .map(|g| g.as_str().to_string())
+        .collect();
+    let blocks = by_partition(&names, partitions)
+        .into_iter()
+        .map(|(p, groups)| {
+            let ids = groups
+                .into_iter()
+                .map(|g| GroupId(StrBytes::from_string(g)))
+                .collect();
+            (p, ids)
+        })
+        .collect();
+    (empty, blocks)
+}
+
 impl<N: Net> Node<N> {
     /// Runs a group request and returns its answer.
     pub(crate) async fn group_request(
@@ -328,28 +354,17 @@ impl<N: Net> Node<N> {
         ctx: &RequestContext,
         partitions: i32,
     ) -> Response {
-        let mut out = Vec::new();
-        // Empty group ids are answered first, without a coordinator.
-        for g in r.group_ids.iter().filter(|g| g.as_str().is_empty()) {
-            out.push(
+        let (empty, blocks) = describe_blocks(&r.group_ids, partitions);
+        let mut out: Vec<StreamsDescribedGroup> = empty
+            .into_iter()
+            .map(|g| {
                 StreamsDescribedGroup::default()
-                    .with_group_id(g.clone())
-                    .with_error_code(ErrorCode::InvalidGroupId.code()),
-            );
-        }
-        let names: Vec<String> = r
-            .group_ids
-            .iter()
-            .filter(|g| !g.as_str().is_empty())
-            .map(|g| g.as_str().to_string())
+                    .with_group_id(g)
+                    .with_error_code(ErrorCode::InvalidGroupId.code())
+            })
             .collect();
-        for (p, groups) in by_partition(&names, partitions) {
-            let sub = r.clone().with_group_ids(
-                groups
-                    .iter()
-                    .map(|g| GroupId(StrBytes::from_string(g.clone())))
-                    .collect(),
-            );
+        for (p, groups) in blocks {
+            let sub = r.clone().with_group_ids(groups);
             match self
                 .run_on_partition(p, Request::StreamsGroupDescribe(sub), version, ctx, true)
                 .await
@@ -376,27 +391,17 @@ impl<N: Net> Node<N> {
         ctx: &RequestContext,
         partitions: i32,
     ) -> Response {
-        let mut out = Vec::new();
-        for g in r.group_ids.iter().filter(|g| g.as_str().is_empty()) {
-            out.push(
+        let (empty, blocks) = describe_blocks(&r.group_ids, partitions);
+        let mut out: Vec<ConsumerDescribedGroup> = empty
+            .into_iter()
+            .map(|g| {
                 ConsumerDescribedGroup::default()
-                    .with_group_id(g.clone())
-                    .with_error_code(ErrorCode::InvalidGroupId.code()),
-            );
-        }
-        let names: Vec<String> = r
-            .group_ids
-            .iter()
-            .filter(|g| !g.as_str().is_empty())
-            .map(|g| g.as_str().to_string())
+                    .with_group_id(g)
+                    .with_error_code(ErrorCode::InvalidGroupId.code())
+            })
             .collect();
-        for (p, groups) in by_partition(&names, partitions) {
-            let sub = r.clone().with_group_ids(
-                groups
-                    .iter()
-                    .map(|g| GroupId(StrBytes::from_string(g.clone())))
-                    .collect(),
-            );
+        for (p, groups) in blocks {
+            let sub = r.clone().with_group_ids(groups);
             match self
                 .run_on_partition(p, Request::ConsumerGroupDescribe(sub), version, ctx, true)
                 .await

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use super::streams::{parse_bool, parse_int_at_least, parse_list};
+use super::streams::{int_in_range, parse_bool, parse_int_at_least, parse_list};
 use super::values::ConfigError;
 
 /// `group.consumer.migration.policy` (`ConsumerGroupMigrationPolicy`).
@@ -318,17 +318,7 @@ pub fn validate_group_config(
     key: &str,
     value: &str,
 ) -> Option<Result<(), ConfigError>> {
-    let range = |min: i32, max: i32| -> Result<(), ConfigError> {
-        let v = parse_int_at_least(key, value, i32::MIN)?;
-        if v < min || v > max {
-            return Err(ConfigError::invalid(
-                key,
-                value,
-                format!("{key} must be in the range {min} to {max} inclusive."),
-            ));
-        }
-        Ok(())
-    };
+    let range = |min: i32, max: i32| int_in_range(key, value, min, max);
     let result = match key {
         "consumer.session.timeout.ms" => parse_int_at_least(key, value, 1)
             .and_then(|_| range(broker.min_session_timeout_ms, broker.max_session_timeout_ms)),

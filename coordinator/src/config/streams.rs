@@ -85,6 +85,20 @@ pub(super) fn parse_int_at_least(key: &str, value: &str, min: i32) -> Result<i32
     Ok(v as i32)
 }
 
+/// A group config override bounded by the broker's range (`GroupConfig.validate`'s message); the
+/// value must first parse as an int.
+pub(super) fn int_in_range(key: &str, value: &str, min: i32, max: i32) -> Result<(), ConfigError> {
+    let v = parse_int_at_least(key, value, i32::MIN)?;
+    if v < min || v > max {
+        return Err(ConfigError::invalid(
+            key,
+            value,
+            format!("{key} must be in the range {min} to {max} inclusive."),
+        ));
+    }
+    Ok(())
+}
+
 fn parse_long_at_least(key: &str, value: &str, min: i64) -> Result<i64, ConfigError> {
     let v = parse_i64(key, value)?;
     if v < min {
@@ -447,17 +461,7 @@ pub fn validate_group_config(
     key: &str,
     value: &str,
 ) -> Option<Result<(), ConfigError>> {
-    let range = |min: i32, max: i32| -> Result<(), ConfigError> {
-        let v = parse_int_at_least(key, value, i32::MIN)?;
-        if v < min || v > max {
-            return Err(ConfigError::invalid(
-                key,
-                value,
-                format!("{key} must be in the range {min} to {max} inclusive."),
-            ));
-        }
-        Ok(())
-    };
+    let range = |min: i32, max: i32| int_in_range(key, value, min, max);
     let result = match key {
         "streams.session.timeout.ms" => parse_int_at_least(key, value, 1)
             .and_then(|_| range(broker.min_session_timeout_ms, broker.max_session_timeout_ms)),
