@@ -32,6 +32,7 @@ def answers(trace_path):
 
 def main():
     if len(sys.argv) != 3:
+        print("usage: expects_from_trace.py SCRIPT.jsonl TRACE.jsonl", file=sys.stderr)
         sys.exit(2)
     script_path, trace_path = sys.argv[1:]
     got = answers(trace_path)
