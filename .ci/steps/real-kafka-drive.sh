@@ -4,8 +4,9 @@
 # a client-fault one (classic-static-rolling-bounce), each on a fresh cluster started and stopped by
 # `regroup drive --cluster real-kafka`, at half the scenario's timings; and rude-admin, whose CreateTopics
 # answers (conformance/real_kafka/rude-admin.jsonl) the simulator is held to, held to the real cluster
-# again. Each must pass its own check and the invariants drive runs. Skips with a notice when java or
-# mvn is missing or the cluster's ports are taken. About two and a half minutes here.
+# again; and broker faults applied to the real nodes (below). Each must pass its own check and the
+# invariants drive runs. Skips with a notice when java or mvn is missing or the cluster's ports are
+# taken. About four and a half minutes here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -31,11 +32,29 @@ if [ -z "$bin" ]; then
   cargo build --release -q -p scenarios --bin regroup
   bin=./target/release/regroup
 fi
-for scenario in streams-session-timeout classic-static-rolling-bounce rude-admin; do
+# Broker faults: a coordinator crash (signals to the broker's JVM) always; a coordinator cut off from
+# the controller (each broker its own user, an iptables rule on it) when this runs as root, with
+# iptables installed here if apt-get can. Both at the scenario's own timings: the brokers' 9 s session
+# is the cluster's, not scaled, and the faults must outlast it.
+runs=("streams-session-timeout 0.5" "classic-static-rolling-bounce 0.5" "rude-admin 0.5" "coordinator-crash-streams 1")
+if [ "$(id -u)" -eq 0 ]; then
+  if ! command -v iptables >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    apt-get install -y -q iptables >/dev/null 2>&1 || true
+  fi
+  if command -v iptables >/dev/null 2>&1 && iptables -L OUTPUT -n >/dev/null 2>&1; then
+    runs+=("fenced-coordinator-streams 1")
+  else
+    echo "real-kafka-drive: fenced-coordinator-streams SKIPPED (iptables is not usable here)"
+  fi
+else
+  echo "real-kafka-drive: fenced-coordinator-streams SKIPPED (cutting a broker off from the controller needs root)"
+fi
+for run in "${runs[@]}"; do
+  read -r scenario scale <<<"$run"
   out="$(mktemp)"
   status=0
   "$bin" drive "$scenario" --cluster real-kafka --real-kafka-base-port "$base" \
-      --time-scale 0.5 --json >"$out" || status=$?
+      --time-scale "$scale" --json >"$out" || status=$?
   verdict="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$out" 2>/dev/null || echo none)"
   echo "real-kafka-drive: $scenario: exit $status, verdict $verdict"
   rm -f "$out"

@@ -8,6 +8,9 @@
 #                                            [--proxy-base-port P]
 #   conformance/real_kafka/cluster.sh status [--dir DIR]
 #   conformance/real_kafka/cluster.sh stop   [--dir DIR] [--timeout SECS]
+#   conformance/real_kafka/cluster.sh signal [--dir DIR] NODE KILL|STOP|CONT|TERM
+#   conformance/real_kafka/cluster.sh restart [--dir DIR] NODE
+#   conformance/real_kafka/cluster.sh cut|uncut [--dir DIR] BROKER
 #
 # start: makes a fresh run directory (default conformance/real_kafka/run/<time>-<pid>, which run/current
 # then points at), writes one properties file per node, formats each node's storage, starts the four JVMs
@@ -20,6 +23,12 @@
 # stop: SIGTERM to the brokers, then to the controller, SIGKILL after the timeout; nodes already dead are
 # reported and skipped. Processes are found only through the pid files of the run directory, and a pid is
 # signalled only while its command line still names that node's properties file.
+#
+# signal and restart are the broker faults of `regroup drive --cluster real-kafka`: a crash (KILL), a
+# pause (STOP, then CONT), a controlled shutdown (TERM), and the start of a node again (restart) with
+# its storage; NODE is controller, broker-1, broker-2 or broker-3. cut and uncut (a cluster started with
+# --node-users: each broker its own user) drop and let through what a broker sends to the controller, with
+# an iptables rule on its user, so the controller fences it while its clients still reach it.
 #
 # Exit codes: 0 done, 1 failure (the message names the node and its log), 2 bad arguments.
 set -euo pipefail
@@ -36,6 +45,9 @@ usage: cluster.sh start  [--dir DIR] [--base-port N] [--heap SIZE] [--timeout SE
                          [--cluster-id ID] [--broker-config KEY=VALUE]... [--proxy-base-port P]
        cluster.sh status [--dir DIR]
        cluster.sh stop   [--dir DIR] [--timeout SECS]
+       cluster.sh signal [--dir DIR] NODE KILL|STOP|CONT|TERM
+       cluster.sh restart [--dir DIR] NODE
+       cluster.sh cut|uncut [--dir DIR] BROKER
 
   --dir DIR          run directory (start: must not exist or be empty; default a fresh one under
                      conformance/real_kafka/run/; status/stop: default the last one started there)
@@ -47,6 +59,9 @@ usage: cluster.sh start  [--dir DIR] [--base-port N] [--heap SIZE] [--timeout SE
   --proxy-base-port P  broker N advertises its client listener as 127.0.0.1:P+N (regroup drive's proxy
                      listens there and forwards to the broker's port); inter-broker traffic uses an
                      INTERNAL listener on base+10+N
+  --node-users       run each broker as its own system user (regroup-kafka-N, added if missing), so
+                     that `cut` can drop what one broker sends to the controller (needs root and
+                     iptables)
 EOF
 }
 
@@ -159,6 +174,8 @@ stop_nodes() { # dir timeout
             if [ -z "$pid" ]; then
                 log "$node: not started"
             elif pid_is_node "$pid" "$dir/$node/server.properties"; then
+                # A node paused by `signal STOP` would sit on SIGTERM until SIGKILL.
+                kill -CONT "$pid" 2>/dev/null || true
                 kill -TERM "$pid" 2>/dev/null || true
                 pending+=("$node")
             else
@@ -208,6 +225,7 @@ cmd_stop() {
     done
     [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || bad_args "--timeout must be a positive whole number of seconds, not '$timeout'"
     dir="$(resolve_dir_for_existing "$dir")"
+    remove_cuts "$dir"
     stop_nodes "$dir" "$timeout"
     local node left=0
     for node in "${nodes[@]}"; do
@@ -305,11 +323,179 @@ write_properties() { # dir node base_port
     } >"$props"
 }
 
+# Starts NODE's JVM in the background from its properties file in DIR, its output appended to its
+# node.log. setsid: the node is not in this shell's process group, so a Ctrl-C here reaches only this
+# script (whose trap then stops the nodes by pid). The inner shell writes its own pid and then becomes
+# the JVM, so the pid file names the JVM whatever setsid does.
+launch_node() { # dir node heap
+    local dir="$1" node="$2" heap="$3"
+    local -a as_user=()
+    if [ "$node" != controller ] && grep -qx 'NODE_USERS=1' "$dir/cluster.env"; then
+        local user
+        user="$(node_user "$node")"
+        as_user=(setpriv --reuid="$user" --regid="$user" --clear-groups)
+    fi
+    rm -f "$dir/$node/pid"
+    setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' _ "$dir/$node/pid" \
+        "${as_user[@]}" java "-Xmx$heap" -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
+        -Dlog4j2.configurationFile="$here/log4j2.properties" \
+        -cp "$lib/*" kafka.Kafka "$dir/$node/server.properties" \
+        </dev/null >>"$dir/$node/node.log" 2>&1 &
+}
+
+# With --node-users each broker runs as its own system user, so that a firewall rule can tell its
+# connections apart from the others' (they all come from 127.0.0.1): the controller cuts below.
+node_user() { # node
+    echo "regroup-kafka-$(node_id "$1")"
+}
+
+ensure_node_users() { # dir
+    local dir="$1" node user
+    command -v iptables >/dev/null 2>&1 || fail "--node-users needs iptables (apt-get install iptables)"
+    [ "$(id -u)" -eq 0 ] || fail "--node-users needs root (it adds users and firewall rules)"
+    iptables -L OUTPUT -n >/dev/null 2>&1 || fail "--node-users: iptables cannot read the OUTPUT chain here"
+    for node in "${brokers[@]}"; do
+        user="$(node_user "$node")"
+        if ! id -u "$user" >/dev/null 2>&1; then
+            useradd --system --no-create-home --user-group --shell /usr/sbin/nologin "$user" ||
+                fail "cannot add user $user"
+        fi
+        chown -R "$user:$user" "$dir/$node"
+    done
+}
+
+# The rule that drops what BROKER sends to the controller's port (its heartbeats, its metadata
+# fetches; the connections stall as in a network partition), tagged with the run directory so stop
+# removes what a run left.
+cut_rule() { # dir node -> iptables rule spec
+    local dir="$1" node="$2" base
+    base="$(sed -n 's/^BASE_PORT=//p' "$dir/cluster.env")"
+    echo "OUTPUT -o lo -p tcp --dport $base -m owner --uid-owner $(node_user "$node") -m comment --comment regroup-cut:$dir:$node -j DROP"
+}
+
+# Removes every controller cut of DIR still in force.
+remove_cuts() { # dir
+    local dir="$1" node
+    command -v iptables >/dev/null 2>&1 || return 0
+    for node in "${brokers[@]}"; do
+        # shellcheck disable=SC2046
+        while iptables -C $(cut_rule "$dir" "$node") 2>/dev/null; do
+            iptables -D $(cut_rule "$dir" "$node") || break
+        done
+    done
+}
+
+# cut / uncut: BROKER loses (regains) its links to the controller while its clients still reach it,
+# so the controller fences it when its session runs out (the simulator's fence-broker).
+cmd_cut() { # cut|uncut args...
+    local what="$1" dir="" node=""
+    shift
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --dir) [ $# -ge 2 ] || bad_args "--dir needs a value"; dir="$2"; shift 2 ;;
+            -h|--help) usage; exit 0 ;;
+            -*) bad_args "$what: unknown argument '$1'" ;;
+            *) [ -z "$node" ] || bad_args "$what: extra argument '$1'"; node="$1"; shift ;;
+        esac
+    done
+    [ -n "$node" ] || bad_args "$what wants a broker (broker-1, broker-2 or broker-3)"
+    case " ${brokers[*]} " in *" $node "*) ;; *) bad_args "$what: '$node' is not a broker" ;; esac
+    dir="$(resolve_dir_for_existing "$dir")"
+    grep -qx 'NODE_USERS=1' "$dir/cluster.env" || fail "$what: the cluster was not started with --node-users"
+    # shellcheck disable=SC2046
+    if [ "$what" = cut ]; then
+        iptables -C $(cut_rule "$dir" "$node") 2>/dev/null || iptables -I $(cut_rule "$dir" "$node") ||
+            fail "iptables refused the cut of $node"
+    else
+        while iptables -C $(cut_rule "$dir" "$node") 2>/dev/null; do
+            iptables -D $(cut_rule "$dir" "$node") || fail "iptables refused to remove the cut of $node"
+        done
+    fi
+    log "$node: $what from the controller"
+}
+
+# The node named by a fault: controller, broker-1, broker-2 or broker-3.
+check_node() { # name
+    case " ${nodes[*]} " in
+        *" $1 "*) ;;
+        *) bad_args "unknown node '$1' (one of: ${nodes[*]})" ;;
+    esac
+}
+
+# ------------------------------------------------------------------------------------ signal, restart
+
+# signal: sends one signal to a running node, by pid, only while the pid is still that node's JVM.
+#   KILL  a crash: the JVM dies at once and the kernel closes its sockets (peers see the connections end)
+#   STOP  a pause: every thread stops, the sockets stay open and the kernel's buffers fill (peers see
+#         nothing); CONT resumes it
+#   TERM  a controlled shutdown: Kafka's shutdown hook asks the controller to move the broker's
+#         leaderships away, then the JVM exits
+cmd_signal() {
+    local dir="" node="" sig=""
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --dir) [ $# -ge 2 ] || bad_args "--dir needs a value"; dir="$2"; shift 2 ;;
+            -h|--help) usage; exit 0 ;;
+            -*) bad_args "signal: unknown argument '$1'" ;;
+            *)
+                if [ -z "$node" ]; then node="$1"; elif [ -z "$sig" ]; then sig="$1"; else bad_args "signal: extra argument '$1'"; fi
+                shift ;;
+        esac
+    done
+    [ -n "$node" ] && [ -n "$sig" ] || bad_args "signal wants NODE and one of KILL, STOP, CONT, TERM"
+    check_node "$node"
+    case "$sig" in KILL|STOP|CONT|TERM) ;; *) bad_args "signal: '$sig' is not one of KILL, STOP, CONT, TERM" ;; esac
+    dir="$(resolve_dir_for_existing "$dir")"
+    local pid
+    pid="$(node_pid "$dir" "$node")"
+    pid_is_node "$pid" "$dir/$node/server.properties" || fail "$node is not running (pid '${pid}')"
+    kill -"$sig" "$pid" || fail "kill -$sig $pid ($node) failed"
+    if [ "$sig" = KILL ]; then
+        # Wait (briefly) for the kernel to reap it, so a restart right after finds the port free.
+        local _
+        for _ in $(seq 50); do node_alive "$dir" "$node" || break; sleep 0.02; done
+    fi
+    log "$node: SIG$sig sent to pid $pid"
+}
+
+# restart: starts a node again from its run directory (its storage, properties and log). A node still
+# running (paused, or still shutting down) is killed first. Returns once the JVM is launched, without
+# waiting for it to register: the cluster's own timers decide when it serves again.
+cmd_restart() {
+    local dir="" node=""
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --dir) [ $# -ge 2 ] || bad_args "--dir needs a value"; dir="$2"; shift 2 ;;
+            -h|--help) usage; exit 0 ;;
+            -*) bad_args "restart: unknown argument '$1'" ;;
+            *) [ -z "$node" ] || bad_args "restart: extra argument '$1'"; node="$1"; shift ;;
+        esac
+    done
+    [ -n "$node" ] || bad_args "restart wants NODE"
+    check_node "$node"
+    dir="$(resolve_dir_for_existing "$dir")"
+    local pid heap _
+    pid="$(node_pid "$dir" "$node")"
+    if pid_is_node "$pid" "$dir/$node/server.properties"; then
+        log "$node: still running (pid $pid): SIGKILL first"
+        kill -KILL "$pid" 2>/dev/null || true
+        for _ in $(seq 100); do node_alive "$dir" "$node" || break; sleep 0.02; done
+        node_alive "$dir" "$node" && fail "$node (pid $pid) survived SIGKILL"
+    fi
+    heap="$(sed -n 's/^HEAP=//p' "$dir/cluster.env")"
+    echo "cluster.sh: restart at $(date -u +%H:%M:%S.%N | cut -c1-12)" >>"$dir/$node/node.log"
+    launch_node "$dir" "$node" "${heap:-512m}"
+    for _ in $(seq 100); do [ -s "$dir/$node/pid" ] && break; sleep 0.02; done
+    [ -s "$dir/$node/pid" ] || fail "$node: no pid file after the launch"
+    log "$node: restarted (pid $(node_pid "$dir" "$node"))"
+}
+
 cmd_start() {
     local dir="" base="${REAL_KAFKA_BASE_PORT:-19090}" heap=512m timeout=90
     local cluster_id="cmVncm91cC1yZWFsLWthZg" # base64url of the 16 bytes "regroup-real-kaf"
     broker_overrides=()
     proxy_base=""
+    local node_users=0
     while [ $# -gt 0 ]; do
         case "$1" in
             --dir) [ $# -ge 2 ] || bad_args "--dir needs a value"; dir="$2"; shift 2 ;;
@@ -318,6 +504,7 @@ cmd_start() {
             --timeout) [ $# -ge 2 ] || bad_args "--timeout needs a value"; timeout="$2"; shift 2 ;;
             --cluster-id) [ $# -ge 2 ] || bad_args "--cluster-id needs a value"; cluster_id="$2"; shift 2 ;;
             --proxy-base-port) [ $# -ge 2 ] || bad_args "--proxy-base-port needs a value"; proxy_base="$2"; shift 2 ;;
+            --node-users) node_users=1; shift ;;
             --broker-config)
                 [ $# -ge 2 ] || bad_args "--broker-config needs KEY=VALUE"
                 [[ "$2" =~ ^[A-Za-z0-9._-]+=.*$ ]] || bad_args "--broker-config wants KEY=VALUE, not '$2'"
@@ -383,6 +570,7 @@ cmd_start() {
         echo "CLUSTER_ID=$cluster_id"
         echo "HEAP=$heap"
         echo "PROXY_BASE_PORT=$proxy_base"
+        echo "NODE_USERS=$node_users"
     } >"$dir/cluster.env"
 
     # From here on, whatever goes wrong (or an interrupt) stops the nodes this start launched.
@@ -415,16 +603,10 @@ cmd_start() {
         fi
     done
     log "formatted 4 nodes (cluster id $cluster_id)"
+    [ "$node_users" -eq 0 ] || ensure_node_users "$dir"
 
     for node in "${nodes[@]}"; do
-        # setsid: the node is not in this shell's process group, so a Ctrl-C here reaches only this
-        # script (whose trap then stops the nodes by pid). The inner shell writes its own pid and then
-        # becomes the JVM, so the pid file names the JVM whatever setsid does.
-        setsid bash -c 'echo $$ >"$1"; shift; exec "$@"' _ "$dir/$node/pid" \
-            java "-Xmx$heap" -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
-            -Dlog4j2.configurationFile="$here/log4j2.properties" \
-            -cp "$lib/*" kafka.Kafka "$dir/$node/server.properties" \
-            </dev/null >"$dir/$node/node.log" 2>&1 &
+        launch_node "$dir" "$node" "$heap"
     done
     # Wait for the pid files.
     for _ in $(seq 50); do
@@ -498,13 +680,16 @@ on_start_exit() {
 
 # ---------------------------------------------------------------------------------------------- main
 
-[ $# -ge 1 ] || bad_args "missing subcommand (start, stop or status)"
+[ $# -ge 1 ] || bad_args "missing subcommand (start, stop, status, signal, restart, cut or uncut)"
 sub="$1"
 shift
 case "$sub" in
     start) cmd_start "$@" ;;
     stop) cmd_stop "$@" ;;
     status) cmd_status "$@" ;;
+    signal) cmd_signal "$@" ;;
+    restart) cmd_restart "$@" ;;
+    cut|uncut) cmd_cut "$sub" "$@" ;;
     -h|--help|help) usage ;;
     *) bad_args "unknown subcommand '$sub'" ;;
 esac

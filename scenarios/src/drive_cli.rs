@@ -8,12 +8,14 @@
 //! or a cluster that cannot be reached.
 
 use std::path::PathBuf;
+use std::rc::Rc;
 
 use clap::Args;
 use serde_json::json;
 use sim::drive::proxy::ProxySpec;
 use sim::drive::{
-    DriveConfig, DriveOutcome, assumed_broker_configs, drive, scale_timings, unscale_times,
+    DriveConfig, DriveOutcome, NodeControl, NodeSignal, Nodes, assumed_broker_configs, drive,
+    scale_timings, unscale_times,
 };
 use sim::event::{FaultEvent, SimEventKind};
 
@@ -66,10 +68,34 @@ pub struct DriveArgs {
     pub real_kafka_base_port: u16,
 }
 
+/// How long (scenario ms) a drive on a cluster it started goes on after the groups converged.
+const REAL_CLUSTER_SETTLE_MS: u64 = 10_000;
+
 /// A real Kafka cluster started for one drive, stopped when dropped.
 struct RealKafka {
     script: PathBuf,
     dir: PathBuf,
+    /// Each broker runs as its own user, so a broker can be cut off from the controller.
+    node_users: bool,
+}
+
+/// Whether `cluster.sh start --node-users` can work here: root, and iptables on the PATH
+/// (`REGROUP_NODE_USERS=0` turns it off).
+fn node_users_possible() -> bool {
+    if std::env::var("REGROUP_NODE_USERS").is_ok_and(|v| v == "0") {
+        return false;
+    }
+    let root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let iptables = std::process::Command::new("iptables")
+        .args(["-L", "OUTPUT", "-n"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    root && iptables
 }
 
 impl RealKafka {
@@ -115,6 +141,15 @@ impl RealKafka {
         for (k, v) in configs {
             cmd.arg("--broker-config").arg(format!("{k}={v}"));
         }
+        let node_users = node_users_possible();
+        if node_users {
+            cmd.arg("--node-users");
+        } else {
+            eprintln!(
+                "regroup drive: not root or no iptables: a broker cannot be cut off from the \
+                 controller (fence-broker faults will be skipped)"
+            );
+        }
         eprintln!("regroup drive: starting Apache Kafka 4.4.0 (cluster.sh start, about 30 s)");
         let out = cmd
             .stdin(std::process::Stdio::null())
@@ -122,7 +157,11 @@ impl RealKafka {
             .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
         eprint!("{}", String::from_utf8_lossy(&out.stdout));
         eprint!("{}", String::from_utf8_lossy(&out.stderr));
-        let cluster = RealKafka { script, dir };
+        let cluster = RealKafka {
+            script,
+            dir,
+            node_users,
+        };
         if !out.status.success() {
             return Err(format!(
                 "cluster.sh start failed ({}); its run directory: {}",
@@ -143,6 +182,63 @@ impl RealKafka {
     }
 }
 
+/// The broker faults on a cluster `cluster.sh` started: its `signal` and `restart` commands, each
+/// a short script run (the JVM's pid guarded by its properties file; a restart does not wait for
+/// the node to register).
+struct RealKafkaNodes {
+    script: PathBuf,
+    dir: PathBuf,
+    node_users: bool,
+}
+
+impl RealKafkaNodes {
+    fn run(&self, args: &[&str]) -> Result<(), String> {
+        let out = std::process::Command::new("bash")
+            .arg(&self.script)
+            .arg(args[0])
+            .arg("--dir")
+            .arg(&self.dir)
+            .args(&args[1..])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", self.script.display()))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "cluster.sh {} failed ({}): {}",
+                args.join(" "),
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))
+        }
+    }
+}
+
+impl NodeControl for RealKafkaNodes {
+    fn nodes(&self) -> Vec<String> {
+        ["controller", "broker-1", "broker-2", "broker-3"]
+            .map(String::from)
+            .to_vec()
+    }
+
+    fn signal(&self, node: &str, signal: NodeSignal) -> Result<(), String> {
+        self.run(&["signal", node, signal.name()])
+    }
+
+    fn restart(&self, node: &str) -> Result<(), String> {
+        self.run(&["restart", node])
+    }
+
+    fn can_cut(&self, node: &str) -> bool {
+        self.node_users && node.starts_with("broker-")
+    }
+
+    fn cut_from_controller(&self, node: &str, cut: bool) -> Result<(), String> {
+        self.run(&[if cut { "cut" } else { "uncut" }, node])
+    }
+}
+
 impl Drop for RealKafka {
     fn drop(&mut self) {
         let out = std::process::Command::new("bash")
@@ -154,7 +250,12 @@ impl Drop for RealKafka {
             .output();
         match out {
             Ok(o) if o.status.success() => {
-                let _ = std::fs::remove_dir_all(&self.dir);
+                // REGROUP_KEEP_REAL_KAFKA=1 keeps the nodes' logs and storage for a look.
+                if std::env::var("REGROUP_KEEP_REAL_KAFKA").is_ok_and(|v| v == "1") {
+                    eprintln!("regroup drive: kept {}", self.dir.display());
+                } else {
+                    let _ = std::fs::remove_dir_all(&self.dir);
+                }
             }
             Ok(o) => eprintln!(
                 "regroup drive: cluster.sh stop --dir {} failed: {}{}",
@@ -322,13 +423,30 @@ pub fn run(args: &DriveArgs) -> i32 {
     if bootstrap.is_empty() {
         return usage("--bootstrap: no address".into());
     }
+    let nodes = _cluster.as_ref().map(|c: &RealKafka| {
+        Nodes(Rc::new(RealKafkaNodes {
+            script: c.script.clone(),
+            dir: c.dir.clone(),
+            node_users: c.node_users,
+        }) as Rc<dyn NodeControl>)
+    });
     let config = DriveConfig {
         bootstrap: bootstrap.clone(),
         proxies,
         connect_timeout_ms: args.connect_timeout.saturating_mul(1000),
+        nodes,
     };
     let mut options = prepared.options.clone();
     options.keep_events = true;
+    if _cluster.is_some() {
+        // On a cluster drive started (its broker faults applied), the run goes on for
+        // REAL_CLUSTER_SETTLE_MS of scenario time after the groups converged: what the cluster
+        // does after a heal (a broker that was cut off from the controller catching up with the
+        // metadata and giving its groups up) reaches the clients after that, and the scenario's
+        // check reads what the clients saw.
+        let settle = (REAL_CLUSTER_SETTLE_MS as f64 * scale).round() as u64;
+        options.settle_ms = options.settle_ms.max(settle);
+    }
     let wall = std::time::Instant::now();
     let driven = match drive(
         prepared.spec.clone(),

@@ -189,6 +189,21 @@ enum Action {
 /// faults' effects: the simulator's turmoil cluster ([`SimBackend`]), or real client processes on
 /// real TCP against an external cluster (`crate::drive`), which refuses (the fault is then
 /// skipped, with the reason) what it cannot do.
+/// What a link fault does to its links (a backend may carry some kinds on a link and not others).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkUse {
+    /// Both directions cut (partitions, isolations, a silent death, a fenced broker).
+    Cut,
+    /// One direction cut.
+    OneWay,
+    /// Messages held and delivered late.
+    Hold,
+    /// Added latency.
+    Latency,
+    /// Messages lost at a rate.
+    FailRate,
+}
+
 pub trait Backend {
     fn hub(&self) -> &Hub;
     fn spec(&self) -> &ClusterSpec;
@@ -210,12 +225,22 @@ pub trait Backend {
     /// The per-step checks after [`Backend::advance`] (the simulator reads the brokers' logs and
     /// the controller's state).
     fn after_step(&mut self, now: i64);
-    /// Whether link faults on these (from, to) host pairs can be applied (`Err`: why not).
-    fn links_applicable(&self, pairs: &[(String, String)]) -> Result<(), String>;
+    /// Whether link faults of this kind on these (from, to) host pairs can be applied (`Err`: why
+    /// not).
+    fn links_applicable(&self, pairs: &[(String, String)], how: LinkUse) -> Result<(), String>;
     /// Makes link changes.
     fn apply_links(&mut self, calls: Vec<LinkCall>);
     /// Repairs and releases every link, with the cluster's latency and no failure rate.
     fn heal_all_links(&mut self);
+    /// Whether the backend stops `host` as a whole by itself ([`Backend::pause_host`]) rather than
+    /// through its links: a real node, which a signal stops with every socket left open, while
+    /// drive's proxies carry only its links with the clients. The simulator holds links instead.
+    fn pausable(&self, _host: &str) -> bool {
+        false
+    }
+    /// Stops (`true`) or resumes every thread of a [`Backend::pausable`] host. A paused host
+    /// reads nothing and sends nothing; its peers see its connections open.
+    fn pause_host(&mut self, _host: &str, _paused: bool) {}
     /// Whether `host` can be crashed (`Err`: why not).
     fn crashable(&self, host: &str) -> Result<(), String>;
     /// Crashes `host` (its software stops at once).
@@ -786,7 +811,12 @@ impl<B: Backend> Driver<B> {
             FaultKind::Partition { a, b } | FaultKind::Hold { a, b } => {
                 let (a, b) = (self.resolve_all(a)?, self.resolve_all(b)?);
                 let pairs = Self::pairs(&a, &b);
-                self.cluster.links_applicable(&pairs)?;
+                let how = if matches!(kind, FaultKind::Hold { .. }) {
+                    LinkUse::Hold
+                } else {
+                    LinkUse::Cut
+                };
+                self.cluster.links_applicable(&pairs, how)?;
                 for (x, y) in pairs {
                     if matches!(kind, FaultKind::Hold { .. }) {
                         self.link(|l| l.hold(&x, &y));
@@ -799,7 +829,7 @@ impl<B: Backend> Driver<B> {
             FaultKind::PartitionOneway { from, to } => {
                 let (a, b) = (self.resolve_all(from)?, self.resolve_all(to)?);
                 let pairs = Self::pairs(&a, &b);
-                self.cluster.links_applicable(&pairs)?;
+                self.cluster.links_applicable(&pairs, LinkUse::OneWay)?;
                 for (x, y) in pairs {
                     self.link(|l| l.cut_oneway(&x, &y));
                 }
@@ -808,7 +838,7 @@ impl<B: Backend> Driver<B> {
             FaultKind::Latency { a, b, max_ms } => {
                 let (a, b) = (self.resolve_all(a)?, self.resolve_all(b)?);
                 let pairs = Self::pairs(&a, &b);
-                self.cluster.links_applicable(&pairs)?;
+                self.cluster.links_applicable(&pairs, LinkUse::Latency)?;
                 for (x, y) in pairs {
                     self.link(|l| l.add_latency(&x, &y, *max_ms));
                 }
@@ -817,7 +847,7 @@ impl<B: Backend> Driver<B> {
             FaultKind::FailRate { a, b, rate } => {
                 let (a, b) = (self.resolve_all(a)?, self.resolve_all(b)?);
                 let pairs = Self::pairs(&a, &b);
-                self.cluster.links_applicable(&pairs)?;
+                self.cluster.links_applicable(&pairs, LinkUse::FailRate)?;
                 for (x, y) in pairs {
                     self.link(|l| l.add_fail_rate(&x, &y, *rate));
                 }
@@ -826,7 +856,7 @@ impl<B: Backend> Driver<B> {
             FaultKind::Isolate { host } => {
                 let hs = self.resolve(host)?;
                 let pairs = self.with_others(&hs);
-                self.cluster.links_applicable(&pairs)?;
+                self.cluster.links_applicable(&pairs, LinkUse::Cut)?;
                 for (h, o) in pairs {
                     self.link(|l| l.cut(&h, &o));
                 }
@@ -841,11 +871,17 @@ impl<B: Backend> Driver<B> {
                     self.cluster.crashable(h)?;
                 }
                 let silent = matches!(kind, FaultKind::SilentDeath { .. });
-                if silent {
-                    self.cluster.links_applicable(&self.with_others(&hs))?;
+                // A host the backend can stop as a whole dies silently by being stopped (no FIN,
+                // no RST: its sockets stay open), its crash following at the restart.
+                let stopped = silent && hs.iter().all(|h| self.cluster.pausable(h));
+                if silent && !stopped {
+                    self.cluster
+                        .links_applicable(&self.with_others(&hs), LinkUse::Cut)?;
                 }
                 for h in &hs {
-                    if silent {
+                    if stopped {
+                        self.cluster.pause_host(h, true);
+                    } else if silent {
                         for o in self.others(h) {
                             self.link(|l| l.cut(h, &o));
                         }
@@ -856,8 +892,14 @@ impl<B: Backend> Driver<B> {
             }
             FaultKind::Pause { host } => {
                 let hs = self.resolve(host)?;
+                if hs.iter().all(|h| self.cluster.pausable(h)) {
+                    for h in &hs {
+                        self.cluster.pause_host(h, true);
+                    }
+                    return Ok(hs);
+                }
                 let pairs = self.with_others(&hs);
-                self.cluster.links_applicable(&pairs)?;
+                self.cluster.links_applicable(&pairs, LinkUse::Hold)?;
                 for (h, o) in pairs {
                     self.link(|l| l.hold(&h, &o));
                 }
@@ -885,7 +927,7 @@ impl<B: Backend> Driver<B> {
                     .iter()
                     .map(|h| (h.clone(), CONTROLLER_HOST.to_string()))
                     .collect();
-                self.cluster.links_applicable(&pairs)?;
+                self.cluster.links_applicable(&pairs, LinkUse::Cut)?;
                 for h in &hs {
                     self.link(|l| l.cut(h, CONTROLLER_HOST));
                 }
@@ -1049,17 +1091,26 @@ impl<B: Backend> Driver<B> {
                 }
             }
             FaultKind::SilentDeath { .. } => {
+                let stopped = hosts.iter().all(|h| self.cluster.pausable(h));
                 for h in &hosts {
                     self.restart(h);
-                    for o in self.others(h) {
-                        self.link(|l| l.uncut(h, &o));
+                    if !stopped {
+                        for o in self.others(h) {
+                            self.link(|l| l.uncut(h, &o));
+                        }
                     }
                 }
             }
             FaultKind::Pause { .. } => {
-                for h in &hosts {
-                    for o in self.others(h) {
-                        self.link(|l| l.release(h, &o));
+                if hosts.iter().all(|h| self.cluster.pausable(h)) {
+                    for h in &hosts {
+                        self.cluster.pause_host(h, false);
+                    }
+                } else {
+                    for h in &hosts {
+                        for o in self.others(h) {
+                            self.link(|l| l.release(h, &o));
+                        }
                     }
                 }
             }
@@ -1271,7 +1322,7 @@ impl Backend for SimBackend {
         self.note_broker_epochs();
     }
 
-    fn links_applicable(&self, _pairs: &[(String, String)]) -> Result<(), String> {
+    fn links_applicable(&self, _pairs: &[(String, String)], _how: LinkUse) -> Result<(), String> {
         Ok(())
     }
 

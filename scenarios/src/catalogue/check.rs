@@ -291,6 +291,60 @@ impl<'a> View<'a> {
             .collect()
     }
 
+    /// Every client event of `group`'s processes (hosts `group-N`), with time and host.
+    pub fn group_client_events(
+        &self,
+        group: &str,
+    ) -> impl Iterator<Item = (i64, &'a str, &'a ClientKind)> {
+        let prefix = format!("{group}-");
+        self.log().iter().filter_map(move |e| match &e.kind {
+            SimEventKind::Client { kind, .. }
+                if e.host
+                    .strip_prefix(&prefix)
+                    .is_some_and(|i| i.parse::<usize>().is_ok()) =>
+            {
+                Some((e.at_ms, e.host.as_str(), kind))
+            }
+            _ => None,
+        })
+    }
+
+    /// Whether `group`'s coordinator moved off broker `old` after `at_ms`: in the simulator, another
+    /// broker loaded the group's offsets partition (`CoordinatorLoaded`). A driven run sees no
+    /// broker's loads, only what the clients see: a member of the group found another broker as its
+    /// coordinator after `at_ms`, and a commit of the group was accepted after that (a coordinator
+    /// accepts commits only once it has loaded the group). `Err`: what was missing.
+    pub fn coordinator_moved(&self, group: &str, at_ms: i64, old: i32) -> Result<(), String> {
+        if !self.driven {
+            let partition = coordinator::broker::placement::partition_for(group, 3);
+            let loaded = self.cluster_events().any(|(t, node, k)| {
+                t > at_ms
+                    && node != old
+                    && matches!(k, ClusterKind::CoordinatorLoaded { partition: p, .. } if *p == partition)
+            });
+            return ensure(loaded, || {
+                format!("no broker but {old} loaded {group}'s coordinator")
+            });
+        }
+        let mut found: Option<(i64, i32)> = None;
+        for (t, _, k) in self.group_client_events(group) {
+            match k {
+                ClientKind::CoordinatorFound { node_id, .. } if t > at_ms && *node_id != old => {
+                    found.get_or_insert((t, *node_id));
+                }
+                ClientKind::CommitAccepted { .. } if found.is_some() => return Ok(()),
+                _ => {}
+            }
+        }
+        Err(match found {
+            None => format!("no member of {group} found a coordinator but broker {old}"),
+            Some((t, n)) => format!(
+                "a member of {group} found broker {n} as its coordinator at {t} ms and no commit \
+                 of the group was accepted after that"
+            ),
+        })
+    }
+
     /// Times of accepted commits of clients on `host`.
     pub fn commits_accepted(&self, host: &str) -> Vec<i64> {
         self.client_events(host)

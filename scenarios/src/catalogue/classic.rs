@@ -587,13 +587,7 @@ fn static_member_away(v: &View) -> Result<(), String> {
 fn coordinator_failover(v: &View) -> Result<(), String> {
     let (at, hosts) = v.injected("crash")?;
     let old: i32 = hosts[0].trim_start_matches("broker-").parse().unwrap_or(-1);
-    let partition = coordinator::broker::placement::partition_for(GROUP, 3);
-    let loaded = v.cluster_events().any(|(t, node, k)| {
-        t > at
-            && node != old
-            && matches!(k, coordinator::events::EventKind::CoordinatorLoaded { partition: p, .. } if *p == partition)
-    });
-    ensure(loaded, || "no other broker loaded the group".into())?;
+    v.coordinator_moved(GROUP, at, old)?;
     let generation = v.epoch_at(GROUP, at - 1);
     ensure(v.group(GROUP)?.epoch == generation, || {
         format!(

@@ -684,13 +684,8 @@ fn lost_heartbeat_responses(v: &View) -> Result<(), String> {
 fn failover_mid_rebalance(v: &View) -> Result<(), String> {
     let (at, hosts) = v.injected("crash")?;
     let old: i32 = hosts[0].trim_start_matches("broker-").parse().unwrap_or(-1);
-    let partition = coordinator::broker::placement::partition_for(APP, 3);
-    let loaded = v.cluster_events().any(|(t, node, k)| {
-        t > at
-            && node != old
-            && matches!(k, ClusterKind::CoordinatorLoaded { partition: p, .. } if *p == partition)
-    });
-    ensure(loaded, || "no other broker took the group over".into())?;
+    v.coordinator_moved(APP, at, old)
+        .map_err(|e| format!("no other broker took the group over: {e}"))?;
     // The last acknowledged offset of each partition before the crash.
     let mut acked: BTreeMap<String, i64> = BTreeMap::new();
     let mut fetched_after = 0;

@@ -12,9 +12,11 @@
 //! What drive can do to the cluster is what a client can: client faults (process stop, start,
 //! crash, pause, stalled heartbeats or assignor, scale in and out, application shutdown, admin
 //! calls) always; network faults between client hosts and brokers only through its proxies
-//! ([`proxy`], one per broker, which the brokers must advertise); nothing on the brokers or the
-//! controller themselves (crash, fencing, controlled shutdown, topic changes at the controller):
-//! those faults are skipped, each with the reason, and counted as skipped.
+//! ([`proxy`], one per broker, which the brokers must advertise); on the brokers and the
+//! controller themselves (crash, pause, silent death, controlled shutdown) only when drive
+//! started the cluster and so owns its processes ([`NodeControl`]: signals to the nodes' JVMs).
+//! What it cannot do (fencing a broker by its controller link, links between brokers, topic
+//! changes at the controller) is skipped, each fault with the reason, and counted as skipped.
 //!
 //! Nothing is deterministic here (real time, real sockets, the OS's scheduling): the same seed
 //! gives the same member ids and fault schedule, not the same run, and the trace hash identifies
@@ -38,21 +40,77 @@ use tokio::sync::Notify;
 use tokio::task::{JoinHandle, LocalSet};
 
 use crate::cluster::{
-    ADMIN_HOST, AdminCommand, AdminContext, HostResult, ProcessContext, ProcessControl,
-    ProcessInfo, SetupError, broker_host, broker_id_of, consumer_configs, process_host,
-    process_state_dir, run_admin_host, run_classic_host, run_streams_host, scenario_topics,
-    streams_config,
+    ADMIN_HOST, AdminCommand, AdminContext, CONTROLLER_HOST, HostResult, ProcessContext,
+    ProcessControl, ProcessInfo, SetupError, broker_host, broker_id_of, consumer_configs,
+    process_host, process_state_dir, run_admin_host, run_classic_host, run_streams_host,
+    scenario_topics, streams_config,
 };
 use crate::faults::{FaultKind, FaultSchedule};
 use crate::hub::Hub;
 use crate::invariants::convergence::{self, Expectation, NotConverged};
 use crate::links::LinkCall;
-use crate::runner::{Backend, GroupSummary, RunOptions, RunOutcome, run_on, summarize};
+use crate::runner::{Backend, GroupSummary, LinkUse, RunOptions, RunOutcome, run_on, summarize};
 use crate::seed;
 use crate::spec::ClusterSpec;
 use described::Observed;
 use net::{DriveNet, client_source};
 use proxy::{Proxies, ProxySpec};
+
+/// A signal [`NodeControl::signal`] sends to a node of the cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeSignal {
+    /// A crash: the process dies at once and its sockets close (peers see the connections end).
+    Kill,
+    /// A pause: every thread stops and the sockets stay open (peers see nothing).
+    Stop,
+    /// The end of a pause.
+    Cont,
+    /// A controlled shutdown: the broker moves its leaderships away, then exits.
+    Term,
+}
+
+impl NodeSignal {
+    pub fn name(self) -> &'static str {
+        match self {
+            NodeSignal::Kill => "KILL",
+            NodeSignal::Stop => "STOP",
+            NodeSignal::Cont => "CONT",
+            NodeSignal::Term => "TERM",
+        }
+    }
+}
+
+/// The nodes of a cluster drive started itself (`regroup drive --cluster real-kafka`), which it
+/// may crash, pause, shut down and restart: the broker faults. Nodes are named as the simulator's
+/// hosts are (`controller`, `broker-1`, ...). Each call returns quickly (it must not hold up the
+/// clients, which run on the same thread): a restart launches the node and does not wait for it.
+pub trait NodeControl {
+    /// The nodes it controls.
+    fn nodes(&self) -> Vec<String>;
+    /// Sends `signal` to `node`.
+    fn signal(&self, node: &str, signal: NodeSignal) -> Result<(), String>;
+    /// Starts `node` again with its storage (killing it first if it still runs).
+    fn restart(&self, node: &str) -> Result<(), String>;
+    /// Whether it can cut broker `node` off from the controller (both ways) while its clients
+    /// still reach it.
+    fn can_cut(&self, _node: &str) -> bool {
+        false
+    }
+    /// Cuts (`true`) or restores broker `node`'s links to the controller.
+    fn cut_from_controller(&self, node: &str, _cut: bool) -> Result<(), String> {
+        Err(format!("cannot cut {node} off from the controller"))
+    }
+}
+
+/// A [`NodeControl`] in a [`DriveConfig`].
+#[derive(Clone)]
+pub struct Nodes(pub Rc<dyn NodeControl>);
+
+impl std::fmt::Debug for Nodes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Nodes").field(&self.0.nodes()).finish()
+    }
+}
 
 /// Where and how to drive.
 #[derive(Debug, Clone)]
@@ -63,6 +121,9 @@ pub struct DriveConfig {
     pub proxies: Vec<ProxySpec>,
     /// How long to try reaching the cluster at the start.
     pub connect_timeout_ms: u64,
+    /// The cluster's nodes, when drive controls them (broker faults); `None`: an external
+    /// cluster, whose nodes' faults are skipped.
+    pub nodes: Option<Nodes>,
 }
 
 /// What a drive produced: the run's outcome, and what drive found and did.
@@ -120,6 +181,12 @@ pub struct DriveBackend {
     redirect: BTreeMap<String, String>,
     /// When the run started (the hub's clock reads it).
     epoch: Rc<Cell<tokio::time::Instant>>,
+    /// The cluster's nodes, when drive controls them.
+    nodes: Option<Nodes>,
+    /// Nodes stopped by a pause or a silent death (SIGSTOP), not resumed yet.
+    paused: BTreeSet<String>,
+    /// Brokers cut off from the controller.
+    cut: BTreeSet<String>,
 }
 
 fn setup(message: impl Into<String>) -> SetupError {
@@ -322,6 +389,12 @@ impl DriveBackend {
             .filter(|h| broker_id_of(h).is_none())
             .cloned()
             .collect();
+        // A controller drive controls can be crashed and paused like a broker.
+        if let Some(n) = &config.nodes
+            && n.0.nodes().iter().any(|h| h == CONTROLLER_HOST)
+        {
+            hosts.push(CONTROLLER_HOST.to_string());
+        }
         Ok(Self {
             runtime,
             local,
@@ -343,6 +416,9 @@ impl DriveBackend {
             bootstrap: config.bootstrap.clone(),
             redirect,
             epoch,
+            nodes: config.nodes.clone(),
+            paused: BTreeSet::new(),
+            cut: BTreeSet::new(),
         })
     }
 
@@ -562,6 +638,23 @@ impl DriveBackend {
         self.bootstrap.clone()
     }
 
+    /// The node control, when `host` is a node drive controls.
+    fn node(&self, host: &str) -> Option<Rc<dyn NodeControl>> {
+        let n = self.nodes.as_ref()?;
+        n.0.nodes().iter().any(|h| h == host).then(|| n.0.clone())
+    }
+
+    /// Sends `signal` to node `host`; a failure ends the run (reported as the host's failure).
+    fn signal_node(&mut self, host: &str, signal: NodeSignal) {
+        if let Some(n) = self.node(host)
+            && let Err(e) = n.signal(host, signal)
+        {
+            self.failures
+                .borrow_mut()
+                .push(format!("{host}: SIG{} failed: {e}", signal.name()));
+        }
+    }
+
     /// Starts an incarnation of `host`'s software in its own `LocalSet`, so that aborting it
     /// (a crash) ends every task it spawned and closes its sockets.
     fn spawn_host(&mut self, host: &str) {
@@ -582,38 +675,99 @@ impl DriveBackend {
         self.tasks.insert(host.to_string(), handle);
     }
 
-    /// What links a fault on `(x, y)` touches: `Ok(true)` one drive's proxies carry, `Ok(false)`
-    /// one that carries no traffic here, `Err` one drive cannot reach.
-    fn link_kind(&self, x: &str, y: &str) -> Result<bool, String> {
-        let client = |h: &str| self.clients.contains(h);
-        let broker = |h: &str| broker_id_of(h).is_some();
-        match (client(x), client(y), broker(x), broker(y)) {
-            (true, true, ..) => Ok(false),
-            (true, false, _, true) | (false, true, true, _) => {
-                let b = if broker(x) { x } else { y };
-                if self.proxied.contains(b) {
-                    Ok(true)
-                } else {
-                    Err(format!(
-                        "{b} has no proxy: network faults need drive's proxies (--proxy)"
-                    ))
-                }
+    /// How drive carries a fault on the link `(x, y)` ([`route`]).
+    fn route(&self, x: &str, y: &str) -> Result<Route, String> {
+        route(&self.clients, &self.proxied, self.nodes.as_ref(), x, y)
+    }
+
+    /// Cuts (or restores) `broker`'s links to the controller; a failure ends the run.
+    fn cut_from_controller(&mut self, broker: &str, cut: bool) {
+        if let Some(n) = &self.nodes
+            && let Err(e) = n.0.cut_from_controller(broker, cut)
+        {
+            self.failures
+                .borrow_mut()
+                .push(format!("{broker}: controller cut failed: {e}"));
+        }
+    }
+}
+
+/// How drive carries a fault on the link `(x, y)`: not at all ([`Route::Idle`], no traffic
+/// there), on a proxy, or by cutting a broker off from the controller; `Err` one drive cannot
+/// reach. `clients`: the client hosts; `proxied`: the brokers behind drive's proxies.
+fn route(
+    clients: &BTreeSet<String>,
+    proxied: &BTreeSet<String>,
+    nodes: Option<&Nodes>,
+    x: &str,
+    y: &str,
+) -> Result<Route, String> {
+    let client = |h: &str| clients.contains(h);
+    let broker = |h: &str| broker_id_of(h).is_some();
+    match (client(x), client(y), broker(x), broker(y)) {
+        (true, true, ..) => Ok(Route::Idle),
+        (true, false, _, true) | (false, true, true, _) => {
+            let b = if broker(x) { x } else { y };
+            if proxied.contains(b) {
+                Ok(Route::Proxy)
+            } else {
+                Err(format!(
+                    "{b} has no proxy: network faults need drive's proxies (--proxy)"
+                ))
             }
-            (_, _, true, true) => Err(format!(
-                "the link {x} - {y} is between brokers, which drive's proxies do not carry"
-            )),
-            _ => {
-                if client(x) || client(y) {
-                    // A client and the controller: no traffic between them.
-                    Ok(false)
-                } else {
-                    Err(format!(
-                        "the link {x} - {y} is the controller's, which drive cannot reach"
-                    ))
+        }
+        (_, _, true, true) => Err(format!(
+            "the link {x} - {y} is between brokers, which drive's proxies do not carry"
+        )),
+        // A client and the controller: no traffic between them.
+        _ if client(x) || client(y) => Ok(Route::Idle),
+        _ => {
+            let (b, other) = if broker(x) { (x, y) } else { (y, x) };
+            match nodes {
+                Some(n) if other == CONTROLLER_HOST && broker(b) && n.0.can_cut(b) => {
+                    Ok(Route::ControllerCut(b.to_string()))
                 }
+                _ => Err(format!(
+                    "the link {x} - {y} is the controller's, which drive cannot reach"
+                )),
             }
         }
     }
+}
+
+/// Whether a link fault of kind `how` on `pairs` can be applied, by [`route`].
+fn links_applicable(
+    pairs: &[(String, String)],
+    how: LinkUse,
+    route: impl Fn(&str, &str) -> Result<Route, String>,
+) -> Result<(), String> {
+    let mut any = false;
+    for (x, y) in pairs {
+        let r = route(x, y)?;
+        if matches!(r, Route::ControllerCut(_)) && how != LinkUse::Cut {
+            return Err(format!(
+                "drive cuts a broker's links to the controller both ways or not at all: a {how:?} \
+                 fault on {x} - {y} cannot be applied"
+            ));
+        }
+        any |= r != Route::Idle;
+    }
+    if any {
+        Ok(())
+    } else {
+        Err("none of its links carries traffic between a client host and a broker".into())
+    }
+}
+
+/// How drive carries a link fault ([`route`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Route {
+    /// No traffic on the link here: nothing to do.
+    Idle,
+    /// On drive's proxy to the broker.
+    Proxy,
+    /// The broker's links to the controller, cut both ways by the node control.
+    ControllerCut(String),
 }
 
 impl Backend for DriveBackend {
@@ -672,49 +826,75 @@ impl Backend for DriveBackend {
 
     fn after_step(&mut self, _now: i64) {}
 
-    fn links_applicable(&self, pairs: &[(String, String)]) -> Result<(), String> {
-        let mut any = false;
-        for (x, y) in pairs {
-            any |= self.link_kind(x, y)?;
-        }
-        if any {
-            Ok(())
-        } else {
-            Err("none of its links carries traffic between a client host and a broker".into())
-        }
+    fn links_applicable(&self, pairs: &[(String, String)], how: LinkUse) -> Result<(), String> {
+        links_applicable(pairs, how, |x, y| self.route(x, y))
     }
 
     fn apply_links(&mut self, calls: Vec<LinkCall>) {
-        let Some(p) = &self.proxies else {
-            return;
-        };
-        let ours: Vec<LinkCall> = calls
-            .into_iter()
-            .filter(|c| {
-                let (a, b) = match c {
-                    LinkCall::Partition(a, b)
-                    | LinkCall::PartitionOneway(a, b)
-                    | LinkCall::Repair(a, b)
-                    | LinkCall::RepairOneway(a, b)
-                    | LinkCall::Hold(a, b)
-                    | LinkCall::Release(a, b)
-                    | LinkCall::Latency(a, b, _)
-                    | LinkCall::FailRate(a, b, _) => (a, b),
-                };
-                self.link_kind(a, b) == Ok(true)
-            })
-            .collect();
-        p.apply(&ours);
+        let mut proxied = Vec::new();
+        for c in calls {
+            let (a, b) = match &c {
+                LinkCall::Partition(a, b)
+                | LinkCall::PartitionOneway(a, b)
+                | LinkCall::Repair(a, b)
+                | LinkCall::RepairOneway(a, b)
+                | LinkCall::Hold(a, b)
+                | LinkCall::Release(a, b)
+                | LinkCall::Latency(a, b, _)
+                | LinkCall::FailRate(a, b, _) => (a.clone(), b.clone()),
+            };
+            match self.route(&a, &b) {
+                Ok(Route::Proxy) => proxied.push(c),
+                Ok(Route::ControllerCut(broker)) => match c {
+                    LinkCall::Partition(..) => {
+                        self.cut_from_controller(&broker, true);
+                        self.cut.insert(broker);
+                    }
+                    LinkCall::Repair(..) => {
+                        self.cut_from_controller(&broker, false);
+                        self.cut.remove(&broker);
+                    }
+                    // `links_applicable` lets only two-way cuts through to these links.
+                    other => self.failures.borrow_mut().push(format!(
+                        "{broker}: drive cannot apply {other:?} to its controller links"
+                    )),
+                },
+                Ok(Route::Idle) | Err(_) => {}
+            }
+        }
+        if let Some(p) = &self.proxies {
+            p.apply(&proxied);
+        }
     }
 
     fn heal_all_links(&mut self) {
         if let Some(p) = &self.proxies {
             p.clear();
         }
+        // No node stays stopped or cut off past the final heal.
+        for host in std::mem::take(&mut self.paused) {
+            self.signal_node(&host, NodeSignal::Cont);
+        }
+        for broker in std::mem::take(&mut self.cut) {
+            self.cut_from_controller(&broker, false);
+        }
+    }
+
+    fn pausable(&self, host: &str) -> bool {
+        self.node(host).is_some()
+    }
+
+    fn pause_host(&mut self, host: &str, paused: bool) {
+        if paused {
+            self.signal_node(host, NodeSignal::Stop);
+            self.paused.insert(host.to_string());
+        } else if self.paused.remove(host) {
+            self.signal_node(host, NodeSignal::Cont);
+        }
     }
 
     fn crashable(&self, host: &str) -> Result<(), String> {
-        if self.factories.contains_key(host) {
+        if self.factories.contains_key(host) || self.node(host).is_some() {
             Ok(())
         } else {
             Err(format!(
@@ -727,16 +907,37 @@ impl Backend for DriveBackend {
         if let Some(t) = self.tasks.remove(host) {
             t.abort();
         }
+        // A node stopped by a silent death stays stopped (its peers must see nothing); the
+        // restart kills it.
+        if self.node(host).is_some() && !self.paused.contains(host) {
+            self.signal_node(host, NodeSignal::Kill);
+        }
     }
 
     fn restart(&mut self, host: &str) {
+        if let Some(n) = self.node(host) {
+            self.paused.remove(host);
+            if let Err(e) = n.restart(host) {
+                self.failures
+                    .borrow_mut()
+                    .push(format!("{host}: restart failed: {e}"));
+            }
+            return;
+        }
         self.spawn_host(host);
     }
 
     fn controlled_shutdown(&mut self, id: i32) -> Result<(), String> {
-        Err(format!(
-            "broker {id} is not under drive's control (an external cluster's node)"
-        ))
+        let host = broker_host(id);
+        if self.node(&host).is_none() {
+            return Err(format!(
+                "broker {id} is not under drive's control (an external cluster's node)"
+            ));
+        }
+        // Kafka's shutdown hook: the broker asks the controller to move its leaderships away
+        // (BrokerLifecycleManager's controlled shutdown), then exits; the heal restarts it.
+        self.signal_node(&host, NodeSignal::Term);
+        Ok(())
     }
 
     fn controlled_shutdown_over(&mut self, _host: &str) {}
@@ -986,6 +1187,97 @@ mod tests {
                 1,
             ))
             .with_classic(ClassicGroupSpec::new("g", &["t"], 2, 1))
+    }
+
+    /// A node control that records what it was asked.
+    struct Recorder {
+        cuts: bool,
+    }
+
+    impl NodeControl for Recorder {
+        fn nodes(&self) -> Vec<String> {
+            ["controller", "broker-1", "broker-2"]
+                .map(String::from)
+                .to_vec()
+        }
+        fn signal(&self, _node: &str, _signal: NodeSignal) -> Result<(), String> {
+            Ok(())
+        }
+        fn restart(&self, _node: &str) -> Result<(), String> {
+            Ok(())
+        }
+        fn can_cut(&self, node: &str) -> bool {
+            self.cuts && node.starts_with("broker-")
+        }
+    }
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_brokers_controller_links_are_cut_only_both_ways_and_only_by_a_node_control_that_can() {
+        let clients: BTreeSet<String> = ["app-0", "admin"].map(String::from).into();
+        let proxied: BTreeSet<String> = ["broker-1", "broker-2"].map(String::from).into();
+        let cutter = Nodes(Rc::new(Recorder { cuts: true }));
+        let signals_only = Nodes(Rc::new(Recorder { cuts: false }));
+        let r = |nodes: Option<&Nodes>, x: &str, y: &str| route(&clients, &proxied, nodes, x, y);
+        assert_eq!(r(None, "app-0", "broker-1"), Ok(Route::Proxy));
+        assert_eq!(r(None, "app-0", "admin"), Ok(Route::Idle));
+        assert_eq!(r(None, "controller", "app-0"), Ok(Route::Idle));
+        assert_eq!(
+            r(Some(&cutter), "broker-2", "controller"),
+            Ok(Route::ControllerCut("broker-2".into()))
+        );
+        assert_eq!(
+            r(Some(&cutter), "controller", "broker-1"),
+            Ok(Route::ControllerCut("broker-1".into()))
+        );
+        let refused = Err(
+            "the link broker-2 - controller is the controller's, which drive cannot \
+                           reach"
+                .to_string(),
+        );
+        assert_eq!(r(None, "broker-2", "controller"), refused);
+        assert_eq!(r(Some(&signals_only), "broker-2", "controller"), refused);
+        assert_eq!(
+            r(Some(&cutter), "broker-1", "broker-2"),
+            Err(
+                "the link broker-1 - broker-2 is between brokers, which drive's proxies do not \
+                 carry"
+                    .to_string()
+            )
+        );
+        let fence = pairs(&[("broker-2", "controller")]);
+        let with = |x: &str, y: &str| r(Some(&cutter), x, y);
+        assert_eq!(links_applicable(&fence, LinkUse::Cut, with), Ok(()));
+        for how in [
+            LinkUse::Hold,
+            LinkUse::OneWay,
+            LinkUse::Latency,
+            LinkUse::FailRate,
+        ] {
+            assert_eq!(
+                links_applicable(&fence, how, with),
+                Err(format!(
+                    "drive cuts a broker's links to the controller both ways or not at all: a \
+                     {how:?} fault on broker-2 - controller cannot be applied"
+                ))
+            );
+        }
+        // Isolating a broker also cuts it from the other brokers, which no proxy carries.
+        let isolate = pairs(&[
+            ("broker-2", "app-0"),
+            ("broker-2", "controller"),
+            ("broker-2", "broker-1"),
+        ]);
+        assert!(links_applicable(&isolate, LinkUse::Cut, with).is_err());
+        assert_eq!(
+            links_applicable(&pairs(&[("app-0", "admin")]), LinkUse::Cut, with),
+            Err("none of its links carries traffic between a client host and a broker".into())
+        );
     }
 
     #[test]
