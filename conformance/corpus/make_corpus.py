@@ -2311,6 +2311,75 @@ def cg3_03_regex_leave_and_fence():
     return s
 
 
+@scenario
+def cg3_04_regex_refresh_interval_static_and_many():
+    """GroupMetadataManagerTest#testConsumerGroupMemberJoinRefreshesExpiredRegexes and
+    #testConsumerGroupMemberJoinsRefreshTopicAuthorization's timing (with
+    `group.consumer.regex.refresh.interval.ms`: without new topics, resolved regexes are refreshed once the
+    interval has passed, which drops a deleted topic), #testStaticConsumerGroupMemberJoinsWithUpdatedRegex
+    (a static member replaced under a new member id with another regex), several regexes resolved by one
+    refresh (their records in the order of Kafka's result `HashMap`), and a member subscribed by names and
+    a regex at once."""
+    s = consumer_setup("cg3-04-regex-refresh-interval-static-and-many",
+                       topics=(("foo", 4), ("bar", 3), ("baz", 2), ("qux", 2)),
+                       group_consumer_assignment_interval_ms=0, group_consumer_regex_refresh_interval_ms=15000)
+    j = lambda m, r, **kw: cjoin_regex(s, m, r, rebalance=60000, **kw)
+    s.adv(1000)
+    j("a", "ba.")
+    s.adv(100)
+    j("b", "f.*|q.*")
+    s.adv(100)
+    j("c", ".*u.*")
+    s.adv(100)
+    j("d", "[a-z]{3}")
+    # Within 10 s of the first resolution: nothing; then one refresh resolves the three new ones.
+    s.adv(5000).chb("a", 1)
+    s.adv(6000).chb("a", 2)
+    s.cdescribe("g")
+    # Names and a regex together.
+    s.req("ConsumerGroupHeartbeat", 1, {"groupId": "g", "memberId": "e", "memberEpoch": 0,
+                                         "rebalanceTimeoutMs": 60000, "subscribedTopicNames": ["foo"],
+                                         "subscribedTopicRegex": "qu.", "topicPartitions": []}, client="client-e")
+    s.cdescribe("g")
+    # bar is deleted: the hash moves at the next heartbeat, the regexes are not refreshed before the
+    # refresh interval (15 s) has passed since the last refresh; then `ba.` loses bar.
+    s.topics(("foo", 4), ("baz", 2), ("qux", 2))
+    s.adv(100).chb("b", 2)
+    s.adv(12000).chb("b", 5)
+    s.adv(4000).chb("b", 5)
+    s.cdescribe("g")
+    # A static member with a regex, replaced by a new member id with another regex.
+    s.adv(100)
+    j("s1", "foo", instance="i")
+    s.chb("s1", -2, instance="i")
+    s.adv(100)
+    j("s2", "baz|qux", instance="i")
+    s.adv(16000).chb("s2", 6, instance="i")
+    s.cdescribe("g")
+    return s
+
+
+@scenario
+def cg3_05_regex_stale_subscription_type():
+    """Kafka's ConsumerGroup does not recompute the subscription type when a RegularExpression record is
+    replayed (only on member changes): after the last member of `.*` leaves, its tombstone removes the
+    regex's topics but the group stays HETEROGENEOUS, so the next target (a member joining with a regex
+    not resolved yet, which bumps nothing) leaves the names member its partitions. Cut from generated
+    seed 1248 (400 steps), where regroup recomputed the type and gave them away."""
+    s = consumer_setup("cg3-05-regex-stale-subscription-type", topics=(("bar", 5), ("foo", 3), ("zar", 3)),
+                       group_consumer_assignment_interval_ms=0)
+    s.adv(1000).cjoin("c1", topics=("bar", "qux"), rebalance=60000)
+    s.chb("c1", 2, owned={})
+    s.chb("c1", 2, owned={BAR: [0, 1, 2, 3, 4]})
+    cjoin_regex(s.adv(100), "c2", ".*", rebalance=60000)
+    s.chb("c2", 2, owned={})
+    s.chb("c1", 2, owned={BAR: [0, 1, 2, 3, 4]})
+    s.chb("c2", -1)
+    cjoin_regex(s.adv(100), "c3", "q.*", instance="i-c3", assignor="uniform", rebalance=60000)
+    s.cdescribe("g")
+    return s
+
+
 def ccommit(s, member, epoch, parts, group="g", version=9, topic="foo", offset=10, txn=False, instance=None):
     """An OffsetCommit (or TxnOffsetCommit) of `topic` partitions `parts` by a consumer-group member."""
     body = {"groupId": group, "generationIdOrMemberEpoch": epoch, "memberId": member,

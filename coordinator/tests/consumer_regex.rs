@@ -269,3 +269,35 @@ fn refreshes_wait_ten_seconds_and_tombstones_follow_the_last_member() {
     );
     c.check_replay();
 }
+
+/// Kafka recomputes the subscription type on member changes only: when the last member of a regex
+/// leaves, the member's removal (still counting the regex's topics) makes the group heterogeneous and
+/// the regex's tombstone, replayed after it, does not change that (corpus
+/// `cg3-05-regex-stale-subscription-type`).
+#[test]
+fn the_subscription_type_is_not_recomputed_when_a_regex_goes() {
+    use coordinator::consumer::assignor::SubscriptionType;
+    let mut c = Ctx::new(&[("bar", 5), ("foo", 3)]);
+    let names = ConsumerGroupHeartbeatRequest::default()
+        .with_group_id(GroupId(s("g")))
+        .with_member_id(s("c1"))
+        .with_member_epoch(0)
+        .with_rebalance_timeout_ms(60000)
+        .with_subscribed_topic_names(Some(vec![protocol::messages::TopicName(s("bar"))]))
+        .with_topic_partitions(Some(Vec::new()));
+    c.hb(names, 1000);
+    c.hb(join_regex("c2", ".*"), 1100);
+    let (_, records) = c.hb(hb("c2", -1), 1200);
+    assert_eq!(
+        kinds(&records)[3],
+        ("ConsumerGroupRegularExpression", true, None)
+    );
+    let g = c.shard.consumer.group("g").unwrap();
+    assert_eq!(g.persistent.members.len(), 1);
+    assert_eq!(
+        g.persistent.subscription_type,
+        SubscriptionType::Heterogeneous,
+        "one member subscribed by name would be homogeneous if recomputed"
+    );
+    c.check_replay();
+}

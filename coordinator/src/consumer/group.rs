@@ -274,7 +274,8 @@ impl ConsumerGroup {
         self.update_subscription_type();
     }
 
-    /// `updateResolvedRegularExpression` (`None`: `removeResolvedRegularExpression`).
+    /// `updateResolvedRegularExpression` (`None`: `removeResolvedRegularExpression`): the resolved topics
+    /// and their counts.
     pub fn update_resolved_regex(&mut self, regex: &str, resolved: Option<ResolvedRegex>) {
         let p = &mut self.persistent;
         if let Some(old) = p.resolved_regexes.remove(regex) {
@@ -288,7 +289,10 @@ impl ConsumerGroup {
             }
             p.resolved_regexes.insert(regex.to_string(), new);
         }
-        self.update_subscription_type();
+        // Kafka does not recompute the subscription type here (`maybeUpdateGroupSubscriptionType` runs
+        // on member changes only), so the type can lag behind the regex counts until the next member
+        // change: a member whose regex's topics went keeps the group heterogeneous, which the target
+        // assignment then sees.
     }
 
     /// `maybeUpdateGroupState`.
