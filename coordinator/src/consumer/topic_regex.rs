@@ -10,13 +10,19 @@
 //!   punctuation in RE2J, word boundaries in `regex`), and inside a class a `[` that does not open a
 //!   POSIX class and the `&&`/`~~` pairs (literals in RE2J, nested classes and set operations in
 //!   `regex`);
-//! * refused after parsing, where `regex` accepts what RE2J does not: stacked repetition operators
-//!   (`a**`, `a{2}*`), repetition counts above 1000, the flags `x`, `u`, `R`, the `\u`/`\U` escapes;
+//! * refused where `regex` accepts what RE2J does not: stacked repetition operators (`a**`, `a{2}*`,
+//!   also after a literal `{`), repetition counts above 1000, the flags `x`, `u`, `R`, the `\u`/`\U`
+//!   escapes, unknown one-letter `\pX` classes, `\x`/`\p` cut off at the end, group names with other
+//!   than word characters; a repetition right after a flag group (`a(?i)*`) applies to what precedes
+//!   the group, as in RE2J;
 //! * `regex`'s own parse errors mapped to RE2J's descriptions (`missing closing )`, ...; an
 //!   unopened `)` is RE2J's `regexp/syntax: internal error`).
 //!
-//! What remains different is in docs/divergences.md (a class's `--`, the order of two errors in one
-//! expression).
+//! RE2J reads left to right and reports the first error it meets (an unclosed group only at the
+//! end); so do the rewrite's own refusals, checked against what `regex` finds before them.
+//!
+//! What remains different is in docs/divergences.md (a class's `--`, a repetition of a repetition
+//! across a flag group).
 
 use regex_syntax::ast::{self, Ast, ErrorKind};
 
@@ -46,21 +52,35 @@ pub struct TopicRegex {
 impl TopicRegex {
     /// `Pattern.compile(regex)`; `Err` is RE2J's `getDescription()`.
     pub fn compile(re2j: &str) -> Result<Self, &'static str> {
-        let rust = to_rust_syntax(re2j)?;
-        let parsed = ast::parse::ParserBuilder::new()
-            .nest_limit(1000)
-            .build()
-            .parse(&rust)
-            .map_err(|e| {
-                // `(?` at the very end: RE2J stops at the unknown group syntax, `regex` at the
-                // missing `)`.
-                let at = e.span().start.offset;
-                if *e.kind() == ErrorKind::GroupUnclosed && rust.get(at..) == Some("(?") {
-                    ERR_INVALID_PERL_OP
-                } else {
-                    describe(e.kind())
-                }
-            })?;
+        let rewritten = to_rust_syntax(re2j);
+        let parse = |rust: &str| {
+            ast::parse::ParserBuilder::new()
+                .nest_limit(1000)
+                .build()
+                .parse(rust)
+                .map_err(|e| {
+                    // `(?` at the very end: RE2J stops at the unknown group syntax, `regex` at the
+                    // missing `)`.
+                    let at = e.span().start.offset;
+                    let kind = e.kind().clone();
+                    if kind == ErrorKind::GroupUnclosed && rust.get(at..) == Some("(?") {
+                        (kind, ERR_INVALID_PERL_OP)
+                    } else {
+                        let d = describe(&kind);
+                        (kind, d)
+                    }
+                })
+        };
+        if let Some(error) = rewritten.error {
+            // RE2J reads left to right: an error before this one wins, but an unclosed group is
+            // only noticed at the end.
+            return match parse(&rewritten.rust) {
+                Err((kind, d)) if kind != ErrorKind::GroupUnclosed => Err(d),
+                _ => Err(error),
+            };
+        }
+        let rust = rewritten.rust;
+        let parsed = parse(&rust).map_err(|(_, d)| d)?;
         check_re2j_only_rules(&parsed)?;
         // Unknown Unicode classes (`\p{Foo}`) are found when the expression is translated.
         regex_syntax::hir::translate::TranslatorBuilder::new()
@@ -227,16 +247,95 @@ fn repeat_at(chars: &[char], i: usize) -> Option<usize> {
     (j < chars.len() && chars[j] == '}').then_some(j + 1)
 }
 
+/// The previous item, for RE2J's check of stacked repetitions.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Last {
+    /// An operand, a group, an assertion, or nothing.
+    Other,
+    /// A repetition operator that may still take a `?` (non-greedy).
+    Repeat,
+    /// A repetition operator already made non-greedy, or a `{` read as a literal (RE2J counts it as
+    /// a repetition here: `a{*` is refused as a nested repetition).
+    RepeatDone,
+}
+
+/// What [`to_rust_syntax`] found.
+struct Rewritten {
+    /// The expression in `regex`'s syntax, up to the first error RE2J finds on the way (if any).
+    rust: String,
+    /// The first error RE2J finds before reaching the end, which `regex` would miss or report
+    /// elsewhere: stacked repetitions, `\x`/`\p` at the end, an unknown one-letter `\pX`, an unknown
+    /// POSIX class. Errors `regex` finds in `rust` come first (RE2J reads left to right), except an
+    /// unclosed group, which RE2J only notices at the end.
+    error: Option<&'static str>,
+}
+
+/// An escape at `chars[i]` (a `\` with something after it) that RE2J refuses there, in the middle of
+/// the expression, where `regex` would refuse it at the end or not at all.
+fn escape_error(chars: &[char], i: usize) -> Option<&'static str> {
+    let n = chars[i + 1];
+    let next = chars.get(i + 2).copied();
+    let closed = || chars[i + 2..].contains(&'}');
+    match (n, next) {
+        ('u' | 'U', _) | ('x', None) => Some(ERR_INVALID_ESCAPE),
+        ('x', Some('{')) if !closed() => Some(ERR_INVALID_ESCAPE),
+        ('p' | 'P', None) => Some(ERR_INVALID_CHAR_RANGE),
+        ('p' | 'P', Some('{')) if !closed() => Some(ERR_INVALID_CHAR_RANGE),
+        ('p' | 'P', Some(c)) if c != '{' && !"CLMNPSZ".contains(c) => Some(ERR_INVALID_CHAR_RANGE),
+        _ => None,
+    }
+}
+
+/// Go's octal escape at `chars[i]` (`\0` and up to two more octal digits, or a non-zero digit
+/// followed by an octal one; a lone `\1` is a backreference): `regex`'s `\x{..}` and the index after
+/// it.
+fn octal_at(chars: &[char], i: usize) -> Option<(String, usize)> {
+    let n = chars[i + 1];
+    let starts_octal = n == '0'
+        || (('1'..='7').contains(&n) && chars.get(i + 2).is_some_and(|d| ('0'..='7').contains(d)));
+    if !starts_octal {
+        return None;
+    }
+    let mut j = i + 1;
+    let mut value = 0u32;
+    while j < chars.len() && j < i + 4 && ('0'..='7').contains(&chars[j]) {
+        value = value * 8 + chars[j].to_digit(8).unwrap_or(0);
+        j += 1;
+    }
+    Some((format!("\\x{{{value:X}}}"), j))
+}
+
 /// RE2J's syntax in `regex`'s: see the module documentation.
-fn to_rust_syntax(re: &str) -> Result<String, &'static str> {
+fn to_rust_syntax(re: &str) -> Rewritten {
     let chars: Vec<char> = re.chars().collect();
     let mut out = String::with_capacity(re.len() + 8);
     let mut i = 0;
+    let mut last = Last::Other;
+    let stop = |out: String, e: &'static str| Rewritten {
+        rust: out,
+        error: Some(e),
+    };
+    // A flag group (`(?i)`) is no operand for RE2J: a repetition right after it applies to what came
+    // before it. `regex` refuses that, so the flags are written after such a repetition.
+    let mut pending_flags = String::new();
     while i < chars.len() {
         let c = chars[i];
+        let is_repeat =
+            matches!(c, '*' | '+' | '?') || (c == '{' && repeat_at(&chars, i).is_some());
+        if !is_repeat && !pending_flags.is_empty() {
+            out.push_str(&pending_flags);
+            pending_flags.clear();
+        }
         match c {
-            '\\' if i + 1 < chars.len() => {
+            '\\' if i + 1 == chars.len() => {
+                out.push('\\');
+                i += 1;
+                last = Last::Other;
+                continue;
+            }
+            '\\' => {
                 let n = chars[i + 1];
+                last = Last::Other;
                 match n {
                     'Q' => {
                         // A literal up to `\E` or the end.
@@ -251,19 +350,9 @@ fn to_rust_syntax(re: &str) -> Result<String, &'static str> {
                         continue;
                     }
                     '0'..='7' => {
-                        // Go's octal escapes: `\0` and up to two more octal digits, or a non-zero
-                        // digit followed by an octal one (a lone `\1` is a backreference).
-                        let mut j = i + 1;
-                        let starts_octal =
-                            n == '0' || chars.get(i + 2).is_some_and(|d| ('0'..='7').contains(d));
-                        if starts_octal {
-                            let mut value = 0u32;
-                            while j < chars.len() && j < i + 4 && ('0'..='7').contains(&chars[j]) {
-                                value = value * 8 + chars[j].to_digit(8).unwrap_or(0);
-                                j += 1;
-                            }
-                            out.push_str(&format!("\\x{{{value:X}}}"));
-                            i = j;
+                        if let Some((hex, end)) = octal_at(&chars, i) {
+                            out.push_str(&hex);
+                            i = end;
                             continue;
                         }
                         out.push('\\');
@@ -275,6 +364,9 @@ fn to_rust_syntax(re: &str) -> Result<String, &'static str> {
                         out.push(n);
                         i += 2;
                         continue;
+                    }
+                    _ if escape_error(&chars, i).is_some() => {
+                        return stop(out, escape_error(&chars, i).unwrap_or(ERR_INVALID_ESCAPE));
                     }
                     'p' | 'P' | 'x' if chars.get(i + 2) == Some(&'{') => {
                         let mut j = i + 2;
@@ -295,22 +387,71 @@ fn to_rust_syntax(re: &str) -> Result<String, &'static str> {
                 }
             }
             '[' => {
-                i = class_to_rust(&chars, i, &mut out)?;
+                let mark = out.len();
+                match class_to_rust(&chars, i, &mut out) {
+                    Ok(end) => i = end,
+                    Err(e) => {
+                        // What comes before the class is checked by `regex`; the class is not.
+                        out.truncate(mark);
+                        return stop(out, e);
+                    }
+                }
+                last = Last::Other;
                 continue;
             }
-            '{' => match repeat_at(&chars, i) {
-                Some(end) => {
-                    out.extend(&chars[i..end]);
-                    i = end;
-                    continue;
+            '(' if chars.get(i + 1) == Some(&'?') => {
+                let mut j = i + 2;
+                while j < chars.len() && "imsU-".contains(chars[j]) {
+                    j += 1;
                 }
-                None => out.push_str("\\{"),
-            },
-            _ => out.push(c),
+                if chars.get(j) == Some(&')') {
+                    pending_flags.extend(&chars[i..=j]);
+                    i = j + 1;
+                } else {
+                    out.push_str("(?");
+                    i += 2;
+                }
+                last = Last::Other;
+                continue;
+            }
+            '*' | '+' | '?' | '{' => {
+                let repeat_end = match c {
+                    '{' => repeat_at(&chars, i),
+                    _ => Some(i + 1),
+                };
+                match (repeat_end, last) {
+                    // A `?` right after an operator makes it non-greedy.
+                    (Some(_), Last::Repeat) if c == '?' => {
+                        out.push('?');
+                        last = Last::RepeatDone;
+                    }
+                    (Some(_), Last::Repeat | Last::RepeatDone) => {
+                        return stop(out, ERR_INVALID_REPEAT_OP);
+                    }
+                    (Some(end), Last::Other) => {
+                        out.extend(&chars[i..end]);
+                        i = end;
+                        last = Last::Repeat;
+                        continue;
+                    }
+                    (None, _) => {
+                        out.push_str("\\{");
+                        last = Last::RepeatDone;
+                    }
+                }
+            }
+            _ => {
+                out.push(c);
+                last = Last::Other;
+            }
         }
         i += 1;
     }
-    Ok(out)
+    out.push_str(&pending_flags);
+    Rewritten {
+        rust: out,
+        error: None,
+    }
 }
 
 /// Copies the class opening at `chars[start]` (`[`) in `regex`'s syntax; returns the index after it
@@ -336,6 +477,20 @@ fn class_to_rust(chars: &[char], start: usize, out: &mut String) -> Result<usize
             }
             '\\' if i + 1 < chars.len() => {
                 let n = chars[i + 1];
+                if let Some(e) = escape_error(chars, i) {
+                    return Err(e);
+                }
+                if let Some((hex, end)) = octal_at(chars, i) {
+                    out.push_str(&hex);
+                    i = end;
+                    continue;
+                }
+                if matches!(n, '<' | '>') {
+                    // Escaped punctuation in RE2J; `regex` has no such escape in a class.
+                    out.push(n);
+                    i += 2;
+                    continue;
+                }
                 if matches!(n, 'p' | 'P' | 'x') && chars.get(i + 2) == Some(&'{') {
                     let mut j = i + 2;
                     while j < chars.len() && chars[j] != '}' {
@@ -348,6 +503,15 @@ fn class_to_rust(chars: &[char], start: usize, out: &mut String) -> Result<usize
                     out.push('\\');
                     out.push(n);
                     i += 2;
+                }
+                // After a class escape (`\d`, `\pL`, ...) RE2J reads a `-` as a literal (Perl
+                // syntax); `regex` would read a range from a class and refuse it.
+                if matches!(n, 'd' | 'D' | 's' | 'S' | 'w' | 'W' | 'p' | 'P')
+                    && chars.get(i) == Some(&'-')
+                    && chars.get(i + 1).is_some_and(|c| *c != ']')
+                {
+                    out.push_str("\\-");
+                    i += 1;
                 }
             }
             '[' if chars.get(i + 1) == Some(&':') => {
@@ -463,6 +627,51 @@ mod tests {
         ("(?m)^a$", None),
         ("a{,}", None),
         ("(?P<a.b>x)", Some(ERR_INVALID_NAMED_CAPTURE)),
+        ("(a{1000}){1000}", None),
+        ("((((a))))", None),
+        ("a{1000,}", None),
+        ("x{2,1001}", Some(ERR_INVALID_REPEAT_SIZE)),
+        ("\\Qab", None),
+        ("[\\Q]\\E]", Some(ERR_INVALID_ESCAPE)),
+        ("\\pZ", None),
+        ("\\p{Latin}", None),
+        ("[[:^alpha:]]", None),
+        ("(?i:a)", None),
+        ("(?-i)a", None),
+        ("(?i-s)a", None),
+        ("(?U)a*", None),
+        ("a{0,0}", None),
+        ("\\x{110000}", Some(ERR_INVALID_ESCAPE)),
+        ("\\x{10FFFF}", None),
+        ("[a-a]", None),
+        ("^*", None),
+        ("$+", None),
+        ("(?:)*", None),
+        ("(|a)*", None),
+        ("**", Some(ERR_MISSING_REPEAT_ARGUMENT)),
+        ("a|b|", None),
+        ("[^]", Some(ERR_MISSING_BRACKET)),
+        ("[]", Some(ERR_MISSING_BRACKET)),
+        ("\\", Some(ERR_TRAILING_BACKSLASH)),
+        ("(?i)(?P<Name_1>x)", None),
+        ("\\pL+", None),
+        ("\\b*", None),
+        ("a*?+", Some(ERR_INVALID_REPEAT_OP)),
+        ("a??", None),
+        ("(?s).", None),
+        ("\\A\\z", None),
+        ("[\\d-z]", None),
+        ("[a-\\z]", Some(ERR_INVALID_ESCAPE)),
+        ("x{,}", None),
+        // From random expressions where a first version differed: error order, `{` then an
+        // operator, escapes at the end, a repetition after a flag group, `\>` in a class.
+        ("p(?i)*q", None),
+        ("fss9q|roq&<\\u", Some(ERR_INVALID_ESCAPE)),
+        ("_P90t[^)o?s\\0", Some(ERR_MISSING_BRACKET)),
+        ("z\\p{f^[aD9+P", Some(ERR_INVALID_CHAR_RANGE)),
+        ("1**)x^>(", Some(ERR_INVALID_REPEAT_OP)),
+        ("{*", Some(ERR_INVALID_REPEAT_OP)),
+        ("b^[E~\\>$]w", None),
     ];
 
     #[test]
@@ -496,6 +705,16 @@ mod tests {
         assert!(m("[a&&b]", "&"));
         assert!(m("(?i)TOPIC", "topic"));
         assert!(m("\\<", "<"));
+    }
+
+    proptest::proptest! {
+        /// Any expression at all is answered (valid or RE2J's description), never with a panic.
+        #[test]
+        fn any_expression_is_answered_without_a_panic(re in "[-a-z()\\[\\]{}|*+?.^$\\\\:&~<>,0-9QEPpdxu]{0,24}") {
+            if let Ok(m) = TopicRegex::compile(&re) {
+                let _ = m.matches("topic-1");
+            }
+        }
     }
 
     #[test]
