@@ -75,7 +75,9 @@ impl TopicRegex {
             // RE2J reads left to right: an error before this one wins, but an unclosed group is
             // only noticed at the end.
             return match parse(&rewritten.rust) {
-                Err((kind, d)) if kind != ErrorKind::GroupUnclosed => Err(d),
+                Err((kind, d)) if kind != ErrorKind::GroupUnclosed || d == ERR_INVALID_PERL_OP => {
+                    Err(d)
+                }
                 _ => Err(error),
             };
         }
@@ -279,8 +281,29 @@ fn escape_error(chars: &[char], i: usize) -> Option<&'static str> {
     match (n, next) {
         ('u' | 'U', _) | ('x', None) => Some(ERR_INVALID_ESCAPE),
         ('x', Some('{')) if !closed() => Some(ERR_INVALID_ESCAPE),
+        // `\xHH` needs two hex digits.
+        ('x', Some(h))
+            if h != '{'
+                && !(h.is_ascii_hexdigit()
+                    && chars.get(i + 3).is_some_and(char::is_ascii_hexdigit)) =>
+        {
+            Some(ERR_INVALID_ESCAPE)
+        }
         ('p' | 'P', None) => Some(ERR_INVALID_CHAR_RANGE),
         ('p' | 'P', Some('{')) if !closed() => Some(ERR_INVALID_CHAR_RANGE),
+        // An unknown name, refused where it stands (`regex` only finds it after parsing).
+        ('p' | 'P', Some('{')) => {
+            let name: String = chars[i + 3..].iter().take_while(|c| **c != '}').collect();
+            let known = ast::parse::Parser::new()
+                .parse(&format!("\\p{{{name}}}"))
+                .ok()
+                .is_some_and(|a| {
+                    regex_syntax::hir::translate::Translator::new()
+                        .translate(&format!("\\p{{{name}}}"), &a)
+                        .is_ok()
+                });
+            (!known).then_some(ERR_INVALID_CHAR_RANGE)
+        }
         ('p' | 'P', Some(c)) if c != '{' && !"CLMNPSZ".contains(c) => Some(ERR_INVALID_CHAR_RANGE),
         _ => None,
     }
@@ -391,8 +414,13 @@ fn to_rust_syntax(re: &str) -> Rewritten {
                 match class_to_rust(&chars, i, &mut out) {
                     Ok(end) => i = end,
                     Err(e) => {
-                        // What comes before the class is checked by `regex`; the class is not.
-                        out.truncate(mark);
+                        // What comes before the error is checked by `regex`, the class so far
+                        // closed where the error is (an error in it comes first).
+                        if matches!(&out[mark..], "[" | "[^") {
+                            out.truncate(mark);
+                        } else {
+                            out.push(']');
+                        }
                         return stop(out, e);
                     }
                 }
@@ -480,6 +508,10 @@ fn class_to_rust(chars: &[char], start: usize, out: &mut String) -> Result<usize
                 if let Some(e) = escape_error(chars, i) {
                     return Err(e);
                 }
+                // Assertions and quoting have no meaning in a class: RE2J refuses them there.
+                if "AbBzQE".contains(n) {
+                    return Err(ERR_INVALID_ESCAPE);
+                }
                 if let Some((hex, end)) = octal_at(chars, i) {
                     out.push_str(&hex);
                     i = end;
@@ -499,6 +531,10 @@ fn class_to_rust(chars: &[char], start: usize, out: &mut String) -> Result<usize
                     let end = (j + 1).min(chars.len());
                     out.extend(&chars[i..end]);
                     i = end;
+                } else if matches!(n, 'p' | 'P') {
+                    // A one-letter class name (`\pL`), checked by `escape_error`.
+                    out.extend(&chars[i..i + 3]);
+                    i += 3;
                 } else {
                     out.push('\\');
                     out.push(n);
