@@ -4,6 +4,7 @@
 # scripts. Skips with a notice when java or mvn is missing; exits non-zero on any divergence.
 #   CONFORMANCE_SEEDS (default 0..50)  seeds of generated scripts, each giving one streams, one classic and one consumer-group script
 #   CONFORMANCE_STEPS (default 120)    client actions per generated script
+#   CONFORMANCE_REGEX (default 10000)  random subscription regexes compared with RE2J 1.8 (0: none)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -16,6 +17,7 @@ done
 
 seeds="${CONFORMANCE_SEEDS:-0..50}"
 steps="${CONFORMANCE_STEPS:-120}"
+regex="${CONFORMANCE_REGEX:-10000}"
 
 echo "conformance: building and testing the oracle (Kafka 4.4.0 from Maven Central)"
 (cd conformance/oracle && mvn -q -B -Dstyle.color=never package)
@@ -24,4 +26,4 @@ echo "conformance: building regroup"
 cargo build -q -p scenarios --bin regroup
 regroup="${CARGO_TARGET_DIR:-target}/debug/regroup"
 
-"$regroup" conformance --corpus conformance/corpus --seeds "$seeds" --steps "$steps" --groups all
+"$regroup" conformance --corpus conformance/corpus --seeds "$seeds" --steps "$steps" --groups all --regex "$regex"

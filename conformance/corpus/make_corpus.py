@@ -2193,6 +2193,193 @@ def cg9_34_36_interval_states_configs():
     return s
 
 
+def cjoin_regex(s, member, regex, group="g", rebalance=5000, instance=None, assignor=None, version=1):
+    """A ConsumerGroupHeartbeat join (epoch 0, owned []) subscribing with a regular expression."""
+    body = {"groupId": group, "memberId": member, "memberEpoch": 0, "rebalanceTimeoutMs": rebalance,
+            "subscribedTopicRegex": regex, "topicPartitions": []}
+    if instance is not None:
+        body["instanceId"] = instance
+    if assignor is not None:
+        body["serverAssignor"] = assignor
+    return s.req("ConsumerGroupHeartbeat", version, body, client="client-" + member)
+
+
+@scenario
+def cg3_01_regex_validation():
+    """GroupMetadataManagerTest#testConsumerHeartbeatRegexValidation, with RE2J's description of every
+    error kind regroup maps (docs/consumer.md): an invalid regex new to the group is refused with
+    INVALID_REGULAR_EXPRESSION and Kafka's message (the join, and a member changing to one); expressions
+    RE2J accepts where Rust's regex crate would not (a literal `{`, `\\Q...\\E`, octal escapes, `[a[b]]`)
+    are accepted and resolve as RE2J does; a regex already used in the group is not validated again."""
+    bad = ["[", "(abc", "abc)", "abc\\", "*abc", "a**", "a{2}{3}", "a{1001}", "a{3,2}", "(?x)a", "(?P<n>a)(?P<n>b)",
+           "(?P<>a)", "(?=a)", "a\\1", "\\u0041", "\\Z", "[z-a]", "[[:foo:]]", "\\p{Foo}", "[a-\\d]", "(?",
+           "(?P=n)", "a|*", "[\\b]", "\\C", "\\8"]
+    s = consumer_setup("cg3-01-regex-validation",
+                       topics=(("foo", 3), ("bar", 2), ("a1000", 1), ("Foo", 1)))
+    for i, r in enumerate(bad):
+        cjoin_regex(s.adv(10), "m%d" % i, r)
+    cjoin_regex(s.adv(10), "ok", ".*")
+    s.chb("ok", 1, subscribedTopicRegex="[")
+    s.chb("ok", 1, subscribedTopicRegex="(abc")
+    for i, r in enumerate(["a{", "a{,5}", "\\Q.*\\E", "\\12x", "[a[b]]", "a\\d{3}", "(?i)FOO|b.r", "\\<"]):
+        cjoin_regex(s.adv(11000), "g%d" % i, r, group="good%d" % i)
+        s.cdescribe("good%d" % i)
+    return s
+
+
+@scenario
+def cg3_02_regex_join_and_resolution():
+    """GroupMetadataManagerTest#testConsumerGroupMemberJoinsWithNewRegex (a join with a new regex: no epoch
+    bump, the resolution writes the RegularExpression record and bumps the epoch),
+    #testConsumerGroupMemberPicksUpExistingResolvedRegularExpression (a second member with the same regex bumps
+    at once), #testConsumerGroupMemberJoinsWithUpdatedRegex (a member changes its regex: the old one's
+    tombstone, a refresh only 10 s after the last), #testConsumerGroupMemberJoinRefreshesExpiredRegexes (a
+    topic created later is picked up by the first heartbeat more than 10 s after the last refresh), and
+    #testConsumerGroupMemberClearsRegex (back to names: tombstone, bump)."""
+    s = consumer_setup("cg3-02-regex-join-and-resolution", topics=(("foo", 6), ("bar", 3), ("food", 2)),
+                       group_consumer_assignment_interval_ms=0)
+    j = lambda m, r: cjoin_regex(s, m, r, group="fooup", assignor="range", rebalance=60000)
+    hb = lambda m, e, **kw: s.chb(m, e, group="fooup", **kw)
+    s.adv(1000).cjoin("m1", topics=("foo",), group="fooup", assignor="range", rebalance=60000)
+    s.adv(100)
+    j("m2", "foo*")
+    hb("m2", 2, owned={})
+    hb("m1", 2, owned={FOO: [0, 1, 2, 3, 4, 5]})
+    hb("m1", 2, owned={FOO: [0, 1, 2]})
+    hb("m2", 3, owned={})
+    s.cdescribe("fooup")
+    # Same regex: already resolved, the epoch moves at once.
+    s.adv(100)
+    j("m3", "foo*")
+    # m2 changes its regex: a new one; the refresh waits until 10 s after the last one.
+    s.adv(100)
+    hb("m2", 3, subscribedTopicRegex="fo.*")
+    s.adv(11000)
+    hb("m2", 3, subscribedTopicRegex="fo.*")
+    hb("m1", 3)
+    hb("m3", 4)
+    s.cdescribe("fooup")
+    # A new topic that matches: no refresh within 10 s of the last one, then one.
+    s.topics(("foo", 6), ("bar", 3), ("food", 2), ("fox", 4))
+    s.adv(100)
+    hb("m1", 3)
+    s.adv(11000)
+    hb("m1", 3)
+    hb("m2", 3)
+    s.cdescribe("fooup")
+    # m3 clears its regex (names again), then m2 does: the last one's tombstone, a bump.
+    s.adv(100)
+    hb("m3", 5, subscribedTopicRegex="", subscribedTopicNames=["bar"])
+    hb("m2", 3, subscribedTopicRegex="", subscribedTopicNames=["bar"])
+    s.cdescribe("fooup")
+    return s
+
+
+@scenario
+def cg3_03_regex_leave_and_fence():
+    """GroupMetadataManagerTest#testResolvedRegularExpressionsRemovedWhenMembersLeaveOrFenced: the last
+    member of a regex leaving (-1) or fenced by its session timeout writes the regex's tombstone and the
+    epoch bump without its topics; a regex another member still uses is kept; a static member leaving with
+    -2 keeps its regex; a group of only regex members is homogeneous (one regex, every member) and
+    heterogeneous when a member subscribes by name too; DeleteGroups tombstones the regexes."""
+    s = consumer_setup("cg3-03-regex-leave-and-fence", topics=(("foo", 4), ("bar", 3), ("baz", 2)),
+                       group_consumer_assignment_interval_ms=0)
+    cjoin_regex(s.adv(1000), "a", "ba.*", rebalance=60000)
+    cjoin_regex(s, "b", "ba.*", rebalance=60000)
+    s.chb("a", 1)
+    s.chb("b", 3)
+    cjoin_regex(s.adv(100), "c", "f.*", rebalance=60000)
+    s.adv(11000).chb("a", 3)
+    s.chb("c", 3)
+    s.chb("b", 3)
+    s.cdescribe("g")
+    s.chb("c", -1)
+    s.chb("b", -1)
+    s.cdescribe("g")
+    cjoin_regex(s.adv(100), "s", "foo|bar", instance="i1", rebalance=60000)
+    s.adv(11000).chb("a", 3)
+    s.chb("s", 6, instance="i1")
+    s.chb("s", -2, instance="i1")
+    s.cdescribe("g")
+    # The session timeouts fence `a` and the static member.
+    s.adv(60000).tick()
+    s.cdescribe("g")
+    cjoin_regex(s.adv(100), "z", "b.*", group="h")
+    s.adv(11000).chb("z", 1, group="h")
+    s.chb("z", -1, group="h")
+    s.req("DeleteGroups", 2, {"groupsNames": ["h"]}, client="admin")
+    return s
+
+
+@scenario
+def cg3_04_regex_refresh_interval_static_and_many():
+    """GroupMetadataManagerTest#testConsumerGroupMemberJoinRefreshesExpiredRegexes and
+    #testConsumerGroupMemberJoinsRefreshTopicAuthorization's timing (with
+    `group.consumer.regex.refresh.interval.ms`: without new topics, resolved regexes are refreshed once the
+    interval has passed, which drops a deleted topic), #testStaticConsumerGroupMemberJoinsWithUpdatedRegex
+    (a static member replaced under a new member id with another regex), several regexes resolved by one
+    refresh (their records in the order of Kafka's result `HashMap`), and a member subscribed by names and
+    a regex at once."""
+    s = consumer_setup("cg3-04-regex-refresh-interval-static-and-many",
+                       topics=(("foo", 4), ("bar", 3), ("baz", 2), ("qux", 2)),
+                       group_consumer_assignment_interval_ms=0, group_consumer_regex_refresh_interval_ms=15000)
+    j = lambda m, r, **kw: cjoin_regex(s, m, r, rebalance=60000, **kw)
+    s.adv(1000)
+    j("a", "ba.")
+    s.adv(100)
+    j("b", "f.*|q.*")
+    s.adv(100)
+    j("c", ".*u.*")
+    s.adv(100)
+    j("d", "[a-z]{3}")
+    # Within 10 s of the first resolution: nothing; then one refresh resolves the three new ones.
+    s.adv(5000).chb("a", 1)
+    s.adv(6000).chb("a", 2)
+    s.cdescribe("g")
+    # Names and a regex together.
+    s.req("ConsumerGroupHeartbeat", 1, {"groupId": "g", "memberId": "e", "memberEpoch": 0,
+                                         "rebalanceTimeoutMs": 60000, "subscribedTopicNames": ["foo"],
+                                         "subscribedTopicRegex": "qu.", "topicPartitions": []}, client="client-e")
+    s.cdescribe("g")
+    # bar is deleted: the hash moves at the next heartbeat, the regexes are not refreshed before the
+    # refresh interval (15 s) has passed since the last refresh; then `ba.` loses bar.
+    s.topics(("foo", 4), ("baz", 2), ("qux", 2))
+    s.adv(100).chb("b", 2)
+    s.adv(12000).chb("b", 5)
+    s.adv(4000).chb("b", 5)
+    s.cdescribe("g")
+    # A static member with a regex, replaced by a new member id with another regex.
+    s.adv(100)
+    j("s1", "foo", instance="i")
+    s.chb("s1", -2, instance="i")
+    s.adv(100)
+    j("s2", "baz|qux", instance="i")
+    s.adv(16000).chb("s2", 6, instance="i")
+    s.cdescribe("g")
+    return s
+
+
+@scenario
+def cg3_05_regex_stale_subscription_type():
+    """Kafka's ConsumerGroup does not recompute the subscription type when a RegularExpression record is
+    replayed (only on member changes): after the last member of `.*` leaves, its tombstone removes the
+    regex's topics but the group stays HETEROGENEOUS, so the next target (a member joining with a regex
+    not resolved yet, which bumps nothing) leaves the names member its partitions. Cut from generated
+    seed 1248 (400 steps), where regroup recomputed the type and gave them away."""
+    s = consumer_setup("cg3-05-regex-stale-subscription-type", topics=(("bar", 5), ("foo", 3), ("zar", 3)),
+                       group_consumer_assignment_interval_ms=0)
+    s.adv(1000).cjoin("c1", topics=("bar", "qux"), rebalance=60000)
+    s.chb("c1", 2, owned={})
+    s.chb("c1", 2, owned={BAR: [0, 1, 2, 3, 4]})
+    cjoin_regex(s.adv(100), "c2", ".*", rebalance=60000)
+    s.chb("c2", 2, owned={})
+    s.chb("c1", 2, owned={BAR: [0, 1, 2, 3, 4]})
+    s.chb("c2", -1)
+    cjoin_regex(s.adv(100), "c3", "q.*", instance="i-c3", assignor="uniform", rebalance=60000)
+    s.cdescribe("g")
+    return s
+
+
 def ccommit(s, member, epoch, parts, group="g", version=9, topic="foo", offset=10, txn=False, instance=None):
     """An OffsetCommit (or TxnOffsetCommit) of `topic` partitions `parts` by a consumer-group member."""
     body = {"groupId": group, "generationIdOrMemberEpoch": epoch, "memberId": member,

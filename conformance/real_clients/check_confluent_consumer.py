@@ -10,6 +10,8 @@ runs with group.consumer.heartbeat.interval.ms=500, its minimum lowered to match
 * Static members (group.instance.id): one is closed (ConsumerGroupHeartbeat epoch -2) and
   restarted within its session: it gets the same partitions back at the same member epoch, the
   group epoch does not move and the other member does not rebalance, as Kafka 4.4.0 does.
+* Regular expressions: a member subscribed to `^t[0-9]+` owns t1's and t6's partitions once the
+  coordinator has resolved the regex (the group at epoch 2).
 * Offsets: commits under the consumer protocol (OffsetCommit with the member epoch) are read back,
   also after a restart and by the member that took the partitions over.
 
@@ -33,7 +35,7 @@ TOPIC = "t6"
 PARTITIONS = 6
 
 
-def consumer(name, group, instance_id=None):
+def consumer(name, group, instance_id=None, topics=(TOPIC,)):
     def make(worker):
         def on_error(err):
             worker.errors.append(("fatal " if err.fatal() else "") + f"{err.name()}: {err.str()}")
@@ -51,7 +53,7 @@ def consumer(name, group, instance_id=None):
             config["group.instance.id"] = instance_id
         c = Consumer(config)
         c.subscribe(
-            [TOPIC],
+            list(topics),
             on_assign=lambda *_: worker.on_rebalance(),
             on_revoke=lambda *_: worker.on_rebalance(),
         )
@@ -257,9 +259,39 @@ def static_members():
         w.close(10)
 
 
+def regex_member():
+    """A regular-expression subscription (librdkafka sends it as SubscribedTopicRegex): the coordinator
+    resolves it after the join (Kafka's asynchronous refresh) and assigns every partition of the topics
+    it matches, t1 (2) and t6 (6)."""
+    group = "rd848-regex"
+    r = consumer("rd848-r", group, topics=("^t[0-9]+",))
+    everything = sorted([("t1", p) for p in range(2)] + [(TOPIC, p) for p in range(PARTITIONS)])
+    wait_until(
+        "consumer protocol: a regex subscription owns every partition of the topics it matches (t1, t6)",
+        lambda: sorted(r.assignment) == everything and stable(group, 1),
+        lambda: (r.describe(), describe(ADDR, group)),
+    )
+    g = describe(ADDR, group)
+    member = list(g["members"].values())[0]
+    print(f"     (SubscribedTopicRegex sent by librdkafka: {member['subscribed_topic_regex']!r})")
+    # The join finds the regex unresolved (no epoch bump, member at epoch 1); the resolution written
+    # right after it bumps the group to epoch 2; the member then reconciles to 2.
+    check(
+        "consumer protocol: the regex member is described with its regex and no names, the group "
+        "and the member at epoch 2",
+        member["subscribed_topic_regex"] not in (None, "")
+        and member["subscribed_topic_names"] == []
+        and (g["group_epoch"], g["assignment_epoch"], member["member_epoch"]) == (2, 2, 2)
+        and r.generation == 2,
+        lambda: (g, r.generation),
+    )
+    r.close()
+
+
 def main():
     dynamic_members()
     static_members()
+    regex_member()
     print("confluent-kafka (group.protocol=consumer): all checks passed")
 
 

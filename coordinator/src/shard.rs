@@ -184,7 +184,17 @@ impl Shard {
             }
             _ => return Err(ShardError::NotACoordinatorApi(request.api())),
         };
-        Ok(self.commit(outcome))
+        let mut outcome = self.commit(outcome);
+        // A consumer heartbeat may have scheduled a regex resolution: it runs now, its records
+        // following the heartbeat's (`consumer::regex_refresh` explains the choice of moment).
+        while let Some((_, records)) = self.consumer.run_regex_refreshes(&self.topics, now_ms) {
+            let refreshed = self.commit(Outcome {
+                records,
+                ..Outcome::default()
+            });
+            outcome.records.extend(refreshed.records);
+        }
+        Ok(outcome)
     }
 
     /// Applies one record to the persistent state.
@@ -248,6 +258,7 @@ impl Shard {
     pub fn on_unloaded(&mut self) -> Vec<Reply> {
         self.timers.clear();
         self.streams.on_unloaded();
+        self.consumer.cancel_regex_refreshes();
         let mut replies = Vec::new();
         replies.extend(self.classic.on_unloaded());
         replies

@@ -30,6 +30,7 @@ fn the_same_seed_writes_the_same_consumer_script() {
 #[test]
 fn consumers_get_partitions_revoke_and_time_out() {
     let (mut assigned, mut unrevoked, mut stable, mut timers) = (0, 0, 0, 0);
+    let (mut resolved, mut regex_tombstones, mut invalid_regexes) = (0, 0, 0);
     for seed in 0..10 {
         let (script, result) = consumer_gen::generate(seed, 150, &mut RegroupDriver::new());
         assert_eq!(result, Ok(()), "seed {seed}");
@@ -46,7 +47,17 @@ fn consumers_get_partitions_revoke_and_time_out() {
             {
                 assigned += 1;
             }
+            if v["response"]["errorCode"] == 128 {
+                invalid_regexes += 1;
+            }
             for r in v["records"].as_array().into_iter().flatten() {
+                if r["type"] == "ConsumerGroupRegularExpression" {
+                    if r["value"].is_object() {
+                        resolved += 1;
+                    } else {
+                        regex_tombstones += 1;
+                    }
+                }
                 if r["type"] == "ConsumerGroupCurrentMemberAssignment" && r["value"].is_object() {
                     match r["value"]["state"].as_i64() {
                         Some(0) => stable += 1,
@@ -61,4 +72,10 @@ fn consumers_get_partitions_revoke_and_time_out() {
     assert!(unrevoked > 5, "members asked to revoke: {unrevoked}");
     assert!(stable > 50, "stable current assignments: {stable}");
     assert!(timers > 3, "timers that fenced members: {timers}");
+    assert!(resolved > 10, "regex resolutions written: {resolved}");
+    assert!(regex_tombstones > 5, "regex tombstones: {regex_tombstones}");
+    assert!(
+        invalid_regexes > 1,
+        "invalid regexes refused: {invalid_regexes}"
+    );
 }

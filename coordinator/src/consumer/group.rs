@@ -97,8 +97,9 @@ pub struct Persistent {
     /// ties in ConsumerGroupDescribe's assignor name).
     pub server_assignors: TimelineMap<i32>,
     pub subscribed_topic_names: SubscribedTopics,
-    /// Regex -> members subscribed to it.
-    pub subscribed_regexes: BTreeMap<String, i32>,
+    /// Regex -> members subscribed to it (a `TimelineHashMap` in Kafka: its order is the order the
+    /// regexes of a refresh are resolved and written in).
+    pub subscribed_regexes: TimelineMap<i32>,
     pub resolved_regexes: TimelineMap<ResolvedRegex>,
     /// Member id -> target (a `TimelineHashMap` in Kafka too).
     pub target_assignment: TimelineMap<Partitions>,
@@ -148,7 +149,7 @@ impl ConsumerGroup {
                 static_members: BTreeMap::new(),
                 server_assignors: TimelineMap::new(),
                 subscribed_topic_names: SubscribedTopics::new(),
-                subscribed_regexes: BTreeMap::new(),
+                subscribed_regexes: TimelineMap::new(),
                 resolved_regexes: TimelineMap::new(),
                 target_assignment: TimelineMap::new(),
                 partition_epochs: BTreeMap::new(),
@@ -273,7 +274,8 @@ impl ConsumerGroup {
         self.update_subscription_type();
     }
 
-    /// `updateResolvedRegularExpression` (`None`: `removeResolvedRegularExpression`).
+    /// `updateResolvedRegularExpression` (`None`: `removeResolvedRegularExpression`): the resolved topics
+    /// and their counts.
     pub fn update_resolved_regex(&mut self, regex: &str, resolved: Option<ResolvedRegex>) {
         let p = &mut self.persistent;
         if let Some(old) = p.resolved_regexes.remove(regex) {
@@ -287,7 +289,10 @@ impl ConsumerGroup {
             }
             p.resolved_regexes.insert(regex.to_string(), new);
         }
-        self.update_subscription_type();
+        // Kafka does not recompute the subscription type here (`maybeUpdateGroupSubscriptionType` runs
+        // on member changes only), so the type can lag behind the regex counts until the next member
+        // change: a member whose regex's topics went keeps the group heterogeneous, which the target
+        // assignment then sees.
     }
 
     /// `maybeUpdateGroupState`.
@@ -312,11 +317,41 @@ impl ConsumerGroup {
     /// `maybeUpdateGroupSubscriptionType`.
     fn update_subscription_type(&mut self) {
         let p = &self.persistent;
-        self.persistent.subscription_type = subscription_type(
-            &p.subscribed_regexes,
+        let first_regex_count = p.subscribed_regexes.values().next().copied();
+        let kind = subscription_type(
+            first_regex_count,
             &p.subscribed_topic_names,
             p.members.len(),
         );
+        self.persistent.subscription_type = kind;
+    }
+
+    /// `numSubscribedMembers(regex)`.
+    pub fn num_subscribed_members(&self, regex: &str) -> i32 {
+        self.persistent
+            .subscribed_regexes
+            .get(regex)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// `lastResolvedRegularExpressionRefreshTimeMs`: the timestamp of the first resolved regex in the
+    /// map's order (they are resolved together), `Long.MIN_VALUE` when none is.
+    pub fn last_resolved_regex_refresh_time_ms(&self) -> i64 {
+        self.persistent
+            .resolved_regexes
+            .values()
+            .next()
+            .map_or(i64::MIN, |r| r.timestamp)
+    }
+
+    /// `lastResolvedRegularExpressionVersion`: the first resolved regex's image version, 0 when none.
+    pub fn last_resolved_regex_version(&self) -> i64 {
+        self.persistent
+            .resolved_regexes
+            .values()
+            .next()
+            .map_or(0, |r| r.version)
     }
 
     /// Whether the group consumes `topic` (`isSubscribedToTopic`).
@@ -337,14 +372,15 @@ pub fn max_count<'a>(entries: impl Iterator<Item = (&'a String, &'a i32)>) -> Op
     best.map(|(k, _)| k.clone())
 }
 
-/// `ConsumerGroup.subscriptionType`.
+/// `ConsumerGroup.subscriptionType`; `first_regex_count` is the first count of the subscribed regexes
+/// in their map's order (`None` when no member uses one).
 pub fn subscription_type(
-    regexes: &BTreeMap<String, i32>,
+    first_regex_count: Option<i32>,
     topics: &SubscribedTopics,
     members: usize,
 ) -> SubscriptionType {
     let members = members as i32;
-    match regexes.values().next() {
+    match first_regex_count {
         None => {
             if topics.values().all(|c| c.by_name == members) {
                 SubscriptionType::Homogeneous
@@ -352,7 +388,7 @@ pub fn subscription_type(
                 SubscriptionType::Heterogeneous
             }
         }
-        Some(&count) => {
+        Some(count) => {
             if count == members && topics.values().all(|c| c.by_regex == 1 && c.by_name == 0) {
                 SubscriptionType::Homogeneous
             } else {
@@ -405,9 +441,10 @@ fn dec(map: &mut TimelineMap<i32>, key: &str) {
     }
 }
 
-/// `maybeUpdateSubscribedRegularExpression`.
+/// `maybeUpdateSubscribedRegularExpression` (`compute` with `Utils.decValue`/`incValue`: a count
+/// reaching zero is removed, a changed count stays in place).
 fn update_subscribed_regexes(
-    map: &mut BTreeMap<String, i32>,
+    map: &mut TimelineMap<i32>,
     old: Option<&ConsumerGroupMember>,
     new: Option<&ConsumerGroupMember>,
 ) {
@@ -422,7 +459,9 @@ fn update_subscribed_regexes(
         }
     }
     if let Some(r) = new.and_then(ConsumerGroupMember::regex) {
-        *map.entry(r.to_string()).or_insert(0) += 1;
+        // `Map.compute`'s default: a `get`, then a `put` (which may grow the table).
+        let count = map.get(r).copied().unwrap_or(0);
+        map.insert(r.to_string(), count + 1);
     }
 }
 

@@ -8,8 +8,10 @@
 //! fail-over), so that replaying a shard's records into a fresh shard can be checked to give the same
 //! persistent state ([`ConsumerGroups::persistent_state`]).
 //!
-//! Not yet here (docs/consumer.md): regular-expression subscriptions (a non-empty
-//! `SubscribedTopicRegex` is refused), online migration from and to classic groups (classic members
+//! Regular-expression subscriptions: [`topic_regex`] reads RE2J's syntax, [`regex_refresh`] resolves
+//! a group's regexes after the heartbeat that scheduled it (Kafka's executor task).
+//!
+//! Not yet here (docs/consumer.md): online migration from and to classic groups (classic members
 //! inside a consumer group), and the classic apis on consumer groups.
 
 pub mod assignor;
@@ -20,9 +22,11 @@ pub mod member;
 pub mod offset_admission;
 pub mod reconcile;
 pub mod records;
+pub mod regex_refresh;
 pub mod request_checks;
 pub mod target;
 pub mod timers;
+pub mod topic_regex;
 
 pub use crate::config::consumer as config;
 
@@ -63,6 +67,14 @@ pub struct ConsumerGroups {
     /// How many member ids this shard generated (v0 joins without one): makes them unique and
     /// deterministic where Kafka draws a random `Uuid`.
     generated_ids: u64,
+    /// The regex resolutions scheduled and not run yet (Kafka's `CoordinatorExecutor` tasks), run
+    /// by [`Self::run_regex_refreshes`] right after the heartbeat that scheduled them.
+    executor: Vec<regex_refresh::RegexRefresh>,
+    /// How many metadata images the shard was given after the first: the image version Kafka reads
+    /// (`MetadataImage.offset()`, 1 for the first image of a script) is one more.
+    image_updates: i64,
+    /// `lastMetadataImageWithNewTopics` as an update count (0: the first image).
+    last_update_with_new_topics: i64,
 }
 
 impl ConsumerGroups {
@@ -148,6 +160,44 @@ impl ConsumerGroups {
         let low = xxhash_rust::xxh3::xxh3_64_with_seed(seed.as_bytes(), 2);
         let id = Uuid::from_u64_pair(high, low);
         crate::records::json::kafka_uuid_string(&id)
+    }
+
+    /// The version of the current metadata image (`metadataImage.version()`).
+    pub fn image_version(&self) -> i64 {
+        self.image_updates + 1
+    }
+
+    /// `lastMetadataImageWithNewTopics`.
+    pub fn last_image_with_new_topics(&self) -> i64 {
+        self.last_update_with_new_topics + 1
+    }
+
+    /// Runs the regex resolutions heartbeats scheduled (each `resolveRegularExpressions` over the
+    /// current image, then `handleRegularExpressionsResult`), returning each one's records, which the
+    /// caller appends and replays in order. See [`regex_refresh`] for when this runs.
+    pub fn run_regex_refreshes(
+        &mut self,
+        topics: &TopicsImage,
+        now_ms: i64,
+    ) -> Option<(regex_refresh::RegexRefresh, Vec<Record>)> {
+        if self.executor.is_empty() {
+            return None;
+        }
+        let task = self.executor.remove(0);
+        let resolved = regex_refresh::resolve(&task.regexes, topics, self.image_version(), now_ms);
+        let records = regex_refresh::handle_result(
+            self.groups.get_mut(&task.group_id),
+            resolved,
+            topics,
+            &mut self.topic_hash_cache,
+            now_ms,
+        );
+        Some((task, records))
+    }
+
+    /// `CoordinatorExecutor.cancelAll` (the shard is unloaded).
+    pub fn cancel_regex_refreshes(&mut self) {
+        self.executor.clear();
     }
 
     /// Runs a consumer api; `None` for apis that are not consumer apis.
@@ -428,6 +478,12 @@ impl ConsumerGroups {
     /// metadata hash at their next heartbeat (`requestMetadataRefresh`).
     pub fn on_topics_changed(&mut self, old: &TopicsImage, new: &TopicsImage) {
         self.topic_hash_cache.retain_current(new);
+        // A new image version; a topic id the old image lacks is a created topic, which makes the
+        // next heartbeat of a regex group refresh its regexes (`lastMetadataImageWithNewTopics`).
+        self.image_updates += 1;
+        if new.iter().any(|t| old.get_by_id(&t.id).is_none()) {
+            self.last_update_with_new_topics = self.image_updates;
+        }
         let mut changed: std::collections::BTreeSet<&str> = Default::default();
         for t in new.iter() {
             if old.get(&t.name) != Some(t) {

@@ -10,9 +10,13 @@
 //! given, so conversations reach deep states; where the driver (regroup) is wrong the script goes on
 //! and the oracle shows the first line where Kafka answers differently.
 //!
-//! Steered clear of, as documented gaps (docs/consumer.md): regular-expression subscriptions, v0 joins
-//! without a member id (Kafka draws a random id), classic apis on consumer groups (migration), and
-//! topics whose ids share a `HashMap` bucket.
+//! Members may subscribe with a regular expression (`SubscribedTopicRegex`, alone or with names), change
+//! it, drop it, or try an invalid one; topics they match are created as the cluster grows, so the
+//! asynchronous resolution, the 10 s batching and the RegularExpression records are exercised.
+//!
+//! Steered clear of, as documented gaps (docs/consumer.md): v0 joins without a member id (Kafka draws
+//! a random id), classic apis on consumer groups (migration), and topics whose ids share a `HashMap`
+//! bucket.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -32,6 +36,24 @@ pub const GROUP: &str = "cg";
 /// (docs/divergences.md).
 const TOPICS: [&str; 4] = ["foo", "bar", "zar", "qux"];
 
+/// Regexes members subscribe with: some match several of [`TOPICS`], some one, some none yet or
+/// none at all; one uses RE2J syntax the Rust `regex` crate lacks (`\Q...\E` quoting).
+const REGEXES: [&str; 10] = [
+    "f.*",
+    ".*ar",
+    "foo|bar",
+    ".*",
+    "q.*",
+    "z.r",
+    "(?i)FOO",
+    "[b-z]a[r-z]",
+    "nomatch.*",
+    "qu\\Qx\\E",
+];
+
+/// Regexes RE2J refuses (INVALID_REGULAR_EXPRESSION, each with its own description).
+const INVALID_REGEXES: [&str; 5] = ["[", "a**", "(?=x)", "f{2}{3}", "(foo"];
+
 /// One simulated consumer.
 #[derive(Debug, Clone)]
 struct Member {
@@ -46,6 +68,8 @@ struct Member {
     /// What the member owns and reports: topic id -> partitions.
     owned: BTreeMap<String, BTreeSet<i64>>,
     subscription: Vec<String>,
+    /// The member's `SubscribedTopicRegex`: `None` never sent one, `Some("")` dropped it.
+    regex: Option<String>,
     assignor: Option<String>,
     rebalance_timeout: i64,
     /// Gone for good (left with -1, or fenced and given up): never heartbeats again.
@@ -105,6 +129,13 @@ impl Gen<'_, '_> {
             subs.push("foo".to_string());
         }
         subs
+    }
+
+    /// A regex subscription for a new member or a change: none most of the time.
+    fn random_regex(&mut self) -> Option<String> {
+        self.dice
+            .chance(0.3)
+            .then(|| self.dice.pick(&REGEXES).to_string())
     }
 
     fn random_assignor(&mut self) -> Option<String> {
@@ -171,6 +202,13 @@ impl Gen<'_, '_> {
             "rebalanceTimeoutMs": m.rebalance_timeout,
             "subscribedTopicNames": m.subscription, "topicPartitions": [],
         });
+        if let Some(r) = m.regex.as_ref().filter(|r| !r.is_empty()) {
+            body["subscribedTopicRegex"] = json!(r);
+            if m.subscription.is_empty() {
+                body.as_object_mut()
+                    .map(|o| o.remove("subscribedTopicNames"));
+            }
+        }
         if let Some(inst) = &m.instance {
             body["instanceId"] = json!(inst);
         }
@@ -194,6 +232,9 @@ impl Gen<'_, '_> {
         if full {
             body["rebalanceTimeoutMs"] = json!(m.rebalance_timeout);
             body["subscribedTopicNames"] = json!(m.subscription);
+            if let Some(r) = &m.regex {
+                body["subscribedTopicRegex"] = json!(r);
+            }
         }
         body
     }
@@ -250,7 +291,12 @@ impl Gen<'_, '_> {
             0 => {
                 let id = self.fresh_id();
                 let instance = self.dice.chance(0.35).then(|| format!("i-{id}"));
-                let subscription = self.random_subscription();
+                let regex = self.random_regex();
+                let subscription = if regex.is_some() && self.dice.chance(0.7) {
+                    Vec::new()
+                } else {
+                    self.random_subscription()
+                };
                 let assignor = self.random_assignor();
                 self.members.push(Member {
                     id,
@@ -260,6 +306,7 @@ impl Gen<'_, '_> {
                     assigned: BTreeMap::new(),
                     owned: BTreeMap::new(),
                     subscription,
+                    regex,
                     assignor,
                     rebalance_timeout: *self.dice.pick(&[5000, 20000, 60000]),
                     gone: false,
@@ -351,10 +398,25 @@ impl Gen<'_, '_> {
                     return Ok(());
                 }
                 let mut body = self.heartbeat_body(i, self.members[i].epoch);
-                if self.dice.chance(0.6) {
+                let change = self.dice.weighted(&[5, 3, 1, 3]);
+                if change == 0 {
                     let subs = self.random_subscription();
                     self.members[i].subscription = subs.clone();
                     body["subscribedTopicNames"] = json!(subs);
+                } else if change == 1 {
+                    // A new regex, or back to names only (the empty regex).
+                    let r = self.random_regex().unwrap_or_default();
+                    self.members[i].regex = Some(r.clone());
+                    body["subscribedTopicRegex"] = json!(r);
+                    if r.is_empty() && self.members[i].subscription.is_empty() {
+                        let subs = self.random_subscription();
+                        self.members[i].subscription = subs.clone();
+                        body["subscribedTopicNames"] = json!(subs);
+                    }
+                } else if change == 2 {
+                    // Refused (INVALID_REGULAR_EXPRESSION): the member keeps what it had.
+                    body["subscribedTopicRegex"] =
+                        json!(self.dice.pick(&INVALID_REGEXES).to_string());
                 } else {
                     let a = self.random_assignor();
                     self.members[i].assignor = a.clone();
@@ -448,7 +510,10 @@ impl Gen<'_, '_> {
                     .map(|_| ())
             }
             _ => {
-                let body = match self.dice.index(4) {
+                let body = match self.dice.index(5) {
+                    4 => json!({"groupId": GROUP, "memberId": "x", "memberEpoch": 0,
+                                "rebalanceTimeoutMs": 5000, "topicPartitions": [],
+                                "subscribedTopicRegex": self.dice.pick(&INVALID_REGEXES).to_string()}),
                     0 => json!({"groupId": GROUP, "memberId": "", "memberEpoch": 1}),
                     1 => json!({"groupId": GROUP, "memberId": "x", "memberEpoch": 0,
                                 "rebalanceTimeoutMs": 5000, "topicPartitions": []}),

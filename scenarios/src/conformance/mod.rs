@@ -22,6 +22,7 @@ pub mod expect;
 pub mod ids;
 pub mod offset_delete;
 pub mod oracle;
+pub mod regex;
 pub mod regroup_side;
 pub mod session;
 pub mod streams_gen;
@@ -102,6 +103,13 @@ pub struct ConformanceArgs {
     /// Seed of the random assignor inputs.
     #[arg(long, default_value_t = 4400)]
     pub assignor_seed: u64,
+    /// Number of random subscription regexes to compare with RE2J, the engine of Kafka's coordinator
+    /// (validity, RE2J's error description, the topic names matched).
+    #[arg(long, default_value_t = 0)]
+    pub regex: usize,
+    /// Seed of the random regexes.
+    #[arg(long, default_value_t = 4400)]
+    pub regex_seed: u64,
     /// Directory holding the Kafka 4.4.0 jars and their dependencies (default: the oracle's
     /// target/lib, filled by `mvn package`).
     #[arg(long)]
@@ -284,8 +292,8 @@ fn run_inner(args: &ConformanceArgs) -> Result<i32, String> {
         }
     };
     let seeds = args.seeds.as_deref().map(parse_seeds).transpose()?;
-    if seeds.is_none() && args.corpus.is_none() && args.assignor == 0 {
-        return Err("nothing to run: give --seeds, --corpus and/or --assignor".into());
+    if seeds.is_none() && args.corpus.is_none() && args.assignor == 0 && args.regex == 0 {
+        return Err("nothing to run: give --seeds, --corpus, --assignor and/or --regex".into());
     }
     let (dir, keep) = work_dir(args.keep.as_deref())?;
     let result = compare_in(args, &oracle, seeds, &dir, keep, started);
@@ -408,6 +416,12 @@ fn compare_in(
         }
     }
 
+    let regex_report = if args.regex > 0 {
+        Some(regex::compare(oracle, args.regex, args.regex_seed, dir)?)
+    } else {
+        None
+    };
+
     // Report.
     for (c, d) in divergent.iter().take(args.show) {
         println!("--- DIVERGENCE in {} ({})", c.name, c.script.display());
@@ -501,6 +515,10 @@ fn compare_in(
     if let Some(r) = &consumer_assignor_report {
         println!("{}", r.summary());
         failed |= r.differences() > 0;
+    }
+    if let Some(r) = &regex_report {
+        println!("{}", r.summary());
+        failed |= r.differences > 0;
     }
     if failed || keep {
         println!("scripts and outputs: {}", dir.display());

@@ -11,6 +11,8 @@ pub const ASSIGN_MAIN: &str = "dev.regroup.oracle.Assign";
 pub const RANDOM_INPUTS_MAIN: &str = "dev.regroup.oracle.RandomInputs";
 /// The generator of random consumer-group assignor inputs (both assignors, alternately).
 pub const CONSUMER_RANDOM_INPUTS_MAIN: &str = "dev.regroup.oracle.ConsumerRandomInputs";
+/// RE2J as Kafka's coordinator reads subscription regexes (`regroup conformance --regex`).
+pub const RE2J_CHECK_MAIN: &str = "dev.regroup.oracle.Re2jCheck";
 
 /// How to start a main class of the oracle: a command prefix to which the class name and its arguments
 /// are appended (`java -cp <classes>:<jars>/*`).

@@ -4,10 +4,11 @@
 use protocol::messages::{ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, StrBytes};
 
 use super::errors::{fenced_instance, unknown_instance, unknown_member};
-use crate::consumer::group::{ConsumerGroup, update_subscribed_topic_names};
+use crate::consumer::group::{ConsumerGroup, change_regex_count, update_subscribed_topic_names};
 use crate::consumer::member::PartitionEpochs;
 use crate::consumer::records::{
-    current_assignment_record, group_epoch_record, member_tombstones, target_metadata_record,
+    current_assignment_record, group_epoch_record, member_tombstones, regex_tombstone,
+    target_metadata_record,
 };
 use crate::consumer::timers;
 use crate::error::ApiError;
@@ -18,7 +19,8 @@ use crate::timer::Timers;
 use crate::topics::TopicsImage;
 
 /// `consumerGroupFenceMembers` for members of a group with no classic-protocol member (so never a
-/// downgrade): each member's tombstones, one group-epoch bump with the hash recomputed without them,
+/// downgrade): each member's tombstones, the tombstones of the regexes nobody else uses, one
+/// group-epoch bump with the hash recomputed without them,
 /// and, when every member goes, the assignment epoch moved along with timestamp 0 (KAFKA-20442); their
 /// timers are cancelled. The target is not recomputed here.
 pub fn fence_members(
@@ -39,6 +41,40 @@ pub fn fence_members(
         records.extend(member_tombstones(gid, id));
         if let Some(m) = p.members.get(*id) {
             update_subscribed_topic_names(&mut names, Some(m), None);
+        }
+    }
+    // `maybeDeleteResolvedRegularExpressions`: a regex whose every member leaves is tombstoned (in
+    // the order of Kafka's `HashMap` of counts), and its topics leave the subscription
+    // (`computeSubscribedTopicNamesWithoutDeletedMembers`).
+    let mut counts: std::collections::BTreeMap<&str, i32> = Default::default();
+    let mut first_seen: Vec<&str> = Vec::new();
+    for id in member_ids {
+        if let Some(r) = p.members.get(*id).and_then(|m| m.regex()) {
+            let c = counts.entry(r).or_insert(0);
+            if *c == 0 {
+                first_seen.push(r);
+            }
+            *c += 1;
+        }
+    }
+    // `compute` puts a new key at the front of its bucket.
+    let mut order = crate::java::JavaHashMapOrder::new();
+    for r in &first_seen {
+        order.compute_if_absent(r);
+    }
+    let ordered: Vec<&str> = order
+        .iteration_order()
+        .into_iter()
+        .map(|i| first_seen[i as usize])
+        .collect();
+    for regex in ordered {
+        if group.num_subscribed_members(regex) == counts[regex] {
+            records.push(regex_tombstone(gid, regex));
+            if let Some(r) = p.resolved_regexes.get(regex) {
+                for t in &r.topics {
+                    change_regex_count(&mut names, t, -1);
+                }
+            }
         }
     }
     let hash = group_hash_cached(names.keys(), topics, cache);

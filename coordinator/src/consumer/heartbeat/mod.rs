@@ -93,7 +93,9 @@ impl ConsumerGroups {
         };
         let config = &env.config.consumer;
         let effective = config.effective(env.config.group_overrides.get(group_id));
+        let last_image_with_new_topics = self.last_image_with_new_topics();
         let cache = &mut self.topic_hash_cache;
+        let executor = &mut self.executor;
         let group: &mut ConsumerGroup = match fresh.as_mut() {
             Some(g) => g,
             None => self
@@ -130,7 +132,17 @@ impl ConsumerGroups {
         let updated = member::updated_member(&member, &hb, client_id, client_host);
         let names_changed =
             subscription::has_member_subscription_changed(&mut hb, &member, &updated);
-        let regex_status = subscription::maybe_update_regular_expressions(&member, &updated)?;
+        let regex_status = subscription::maybe_update_regular_expressions(
+            group,
+            &mut hb,
+            &member,
+            &updated,
+            subscription::RegexScheduling {
+                executor,
+                last_image_with_new_topics,
+                refresh_interval_ms: i64::from(config.regex_refresh_interval_ms),
+            },
+        )?;
         let default_assignor = config.default_assignor();
         let assignor_changed = subscription::has_preferred_server_assignor_changed(
             group,

@@ -10,13 +10,18 @@ use protocol::ErrorCode;
 use super::Heartbeat;
 use crate::consumer::assignor::SubscriptionType;
 use crate::consumer::group::{
-    ConsumerGroup, Persistent, RefreshDeadline, SubscribedTopics, max_count, subscription_type,
-    update_subscribed_topic_names,
+    ConsumerGroup, Persistent, RefreshDeadline, SubscribedTopics, change_regex_count, max_count,
+    subscription_type, update_subscribed_topic_names,
 };
 use crate::consumer::member::ConsumerGroupMember;
 use crate::consumer::records::{
-    group_epoch_record, member_subscription_record, subscription_metadata_tombstone,
+    group_epoch_record, member_subscription_record, regex_tombstone,
+    subscription_metadata_tombstone,
 };
+use crate::consumer::regex_refresh::{
+    REGEX_BATCH_REFRESH_MIN_INTERVAL_MS, RegexRefresh, subscribed_regexes_after_change,
+};
+use crate::consumer::topic_regex::throw_if_regular_expression_is_invalid;
 use crate::error::ApiError;
 use crate::java::JavaHashMapOrder;
 use crate::streams::hash::{TopicHashCache, group_hash_cached};
@@ -53,24 +58,81 @@ impl RegexStatus {
     }
 }
 
-/// `maybeUpdateRegularExpressions`, for the subscriptions regroup serves: a member subscribed by
-/// names only, whose regex stays the empty string. A non-empty regex is refused: regroup does not
-/// resolve regular expressions yet (docs/divergences.md).
+/// What [`maybe_update_regular_expressions`] reads besides the group and the member.
+pub(super) struct RegexScheduling<'a> {
+    /// The shard's executor: the refresh is scheduled here.
+    pub executor: &'a mut Vec<RegexRefresh>,
+    /// `lastMetadataImageWithNewTopics`.
+    pub last_image_with_new_topics: i64,
+    /// `group.consumer.regex.refresh.interval.ms`.
+    pub refresh_interval_ms: i64,
+}
+
+/// `maybeUpdateRegularExpressions`: whether the member changed its regex (and whether the new one is
+/// already resolved), the tombstone of a regex its last member leaves, the validation of a regex new
+/// to the group (INVALID_REGULAR_EXPRESSION), and the scheduling of a refresh of all the group's
+/// regexes when one is due: the group has regexes, none is being resolved, the last refresh is more
+/// than 10 s old, and some regex is unresolved, a topic was created since, or the refresh interval
+/// has passed.
 pub(super) fn maybe_update_regular_expressions(
+    group: &ConsumerGroup,
+    hb: &mut Heartbeat<'_>,
     member: &ConsumerGroupMember,
     updated: &ConsumerGroupMember,
+    sched: RegexScheduling<'_>,
 ) -> Result<RegexStatus, ApiError> {
-    if updated.regex().is_some() {
-        return Err(ApiError::invalid_request(
-            "SubscribedTopicRegex is not supported by regroup yet: regular-expression subscriptions come with a later increment of issue 21.",
-        ));
+    let old = member.regex();
+    let new = updated.regex();
+    let mut require_refresh = false;
+    let mut status = RegexStatus::NoChange;
+    if member.subscribed_topic_regex != updated.subscribed_topic_regex {
+        status = RegexStatus::Updated;
+        if let Some(o) = old
+            && group.num_subscribed_members(o) == 1
+        {
+            hb.records.push(regex_tombstone(hb.gid, o));
+        }
+        match new {
+            Some(n) => {
+                if group.num_subscribed_members(n) == 0 {
+                    throw_if_regular_expression_is_invalid(n)?;
+                    require_refresh = true;
+                } else if group.persistent.resolved_regexes.contains_key(n) {
+                    status = RegexStatus::UpdatedAndResolved;
+                }
+            }
+            None if old.is_some() => status = RegexStatus::UpdatedAndResolved,
+            None => {}
+        }
     }
-    if member.subscribed_topic_regex == updated.subscribed_topic_regex {
-        return Ok(RegexStatus::NoChange);
+
+    // 0. The group uses regexes (or the member just brought one).
+    if !require_refresh && group.persistent.subscribed_regexes.is_empty() {
+        return Ok(status);
     }
-    // The old regex was empty or null too (a non-empty one cannot have been accepted), so the change
-    // is from null to "" or back: updated, nothing resolved.
-    Ok(RegexStatus::Updated)
+    // 1. No refresh is running.
+    let key = format!("{}-regex", hb.gid);
+    if sched.executor.iter().any(|t| t.key() == key) {
+        return Ok(status);
+    }
+    // 2. The last refresh is more than 10 s old.
+    let last_refresh = group.last_resolved_regex_refresh_time_ms();
+    if hb.now_ms <= last_refresh.wrapping_add(REGEX_BATCH_REFRESH_MIN_INTERVAL_MS) {
+        return Ok(status);
+    }
+    // 3. Unresolved regexes, new topics, or the refresh interval passed.
+    let regexes = subscribed_regexes_after_change(group, old, new);
+    require_refresh |= regexes.len() != group.persistent.resolved_regexes.len();
+    require_refresh |= group.last_resolved_regex_version() < sched.last_image_with_new_topics;
+    require_refresh |= hb.now_ms > last_refresh.wrapping_add(sched.refresh_interval_ms);
+    if require_refresh && !regexes.is_empty() {
+        sched.executor.push(RegexRefresh {
+            group_id: hb.gid.to_string(),
+            member_id: hb.member_id.to_string(),
+            regexes: regexes.into_iter().map(|(r, _)| r).collect(),
+        });
+    }
+    Ok(status)
 }
 
 /// The preferred assignor after replacing `old` with `new` (`computePreferredServerAssignor`): Kafka
@@ -177,8 +239,28 @@ pub(super) fn update_subscription_metadata(
     cache: &mut TopicHashCache,
 ) -> SubscriptionMetadata {
     let p = &group.persistent;
+    // `computeSubscribedTopicNames`: the member's names, and the topics of the regex it was the last
+    // to use.
     let mut names: SubscribedTopics = p.subscribed_topic_names.clone();
     update_subscribed_topic_names(&mut names, Some(member), Some(updated));
+    if let Some(o) = member.regex()
+        && member.regex() != updated.regex()
+        && group.num_subscribed_members(o) == 1
+        && let Some(r) = p.resolved_regexes.get(o)
+    {
+        for t in &r.topics {
+            change_regex_count(&mut names, t, -1);
+        }
+    }
+    // `computeSubscribedRegularExpressions`: only its first count is read, and only when it covers
+    // every member, i.e. when it is the only one, so its order does not matter here.
+    let first_regex_count = if member.regex() != updated.regex() {
+        subscribed_regexes_after_change(group, member.regex(), updated.regex())
+            .first()
+            .map(|(_, c)| *c)
+    } else {
+        p.subscribed_regexes.values().next().copied()
+    };
     let hash = group_hash_cached(names.keys(), topics, cache);
     let mut members = p.members.len();
     let known_instance = updated
@@ -188,7 +270,7 @@ pub(super) fn update_subscription_metadata(
     if !p.members.contains_key(&updated.member_id) && !known_instance {
         members += 1;
     }
-    let subscription_type = subscription_type(&p.subscribed_regexes, &names, members);
+    let subscription_type = subscription_type(first_regex_count, &names, members);
     if hash != p.metadata_hash {
         bump = true;
     }

@@ -18,6 +18,7 @@ import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.SubscriptionPattern;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.GroupType;
@@ -80,9 +81,15 @@ public final class ConsumerCheck {
     }
 
     KafkaConsumer<byte[], byte[]> consumer(String clientId) {
+        KafkaConsumer<byte[], byte[]> c = unsubscribed(clientId, GROUP);
+        c.subscribe(List.of(TOPIC));
+        return c;
+    }
+
+    KafkaConsumer<byte[], byte[]> unsubscribed(String clientId, String group) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
         p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -90,7 +97,6 @@ public final class ConsumerCheck {
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p);
-        c.subscribe(List.of(TOPIC));
         live.add(c);
         return c;
     }
@@ -108,8 +114,12 @@ public final class ConsumerCheck {
     }
 
     ConsumerGroupDescription describe() {
+        return describe(GROUP);
+    }
+
+    ConsumerGroupDescription describe(String group) {
         try {
-            return admin.describeConsumerGroups(List.of(GROUP)).all().get(10, TimeUnit.SECONDS).get(GROUP);
+            return admin.describeConsumerGroups(List.of(group)).all().get(10, TimeUnit.SECONDS).get(group);
         } catch (Exception e) {
             fail("describeConsumerGroups", e.toString());
             return null;
@@ -204,6 +214,28 @@ public final class ConsumerCheck {
             committed(b, aOwned).equals(expected(aOwned, 100)), () -> committed(b, aOwned).toString());
         b.close(Duration.ofSeconds(10));
         live.remove(b);
+        regexMember();
+    }
+
+    /**
+     * A broker-side regular expression (`SubscriptionPattern`, sent as SubscribedTopicRegex in RE2J syntax):
+     * the coordinator resolves it after the join and the member owns the partitions of the topics it
+     * matches (t6, the server's only topic); the resolution bumps the group to epoch 2.
+     */
+    void regexMember() {
+        String group = "java848-regex";
+        KafkaConsumer<byte[], byte[]> r = unsubscribed("regroup-java848-regex", group);
+        r.subscribe(new SubscriptionPattern("t[0-9]+"));
+        waitFor("java consumer protocol: a SubscriptionPattern (t[0-9]+) member owns every partition of t6",
+            () -> r.assignment().size() == PARTITIONS && describe(group).groupState() == GroupState.STABLE,
+            () -> r.assignment() + ", " + describe(group));
+        ConsumerGroupDescription d = describe(group);
+        check("java consumer protocol: the regex group and its member are at epoch 2",
+            d.groupEpoch().orElse(-1) == 2 && d.targetAssignmentEpoch().orElse(-1) == 2
+                && d.members().size() == 1 && d.members().iterator().next().memberEpoch().orElse(-1) == 2,
+            d::toString);
+        r.close(Duration.ofSeconds(10));
+        live.remove(r);
     }
 
     public static void main(String[] args) {
