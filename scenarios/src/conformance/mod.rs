@@ -52,9 +52,10 @@ pub enum Groups {
     Classic,
     /// Consumer groups (KIP-848, ConsumerGroupHeartbeat).
     Consumer,
-    /// Streams and classic (the default, as before consumer groups existed).
+    /// Every group type: streams, classic and consumer (the default; the name is older than
+    /// consumer groups, when there were two).
     Both,
-    /// Streams, classic and consumer.
+    /// The same as `both`.
     All,
 }
 
@@ -322,8 +323,7 @@ fn compare_in(
             Groups::Streams => &["streams"],
             Groups::Classic => &["classic"],
             Groups::Consumer => &["consumer"],
-            Groups::Both => &["streams", "classic"],
-            Groups::All => &["streams", "classic", "consumer"],
+            Groups::Both | Groups::All => &["streams", "classic", "consumer"],
         };
         for seed in seeds {
             for kind in kinds {
