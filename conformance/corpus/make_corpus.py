@@ -1806,6 +1806,86 @@ def rude_client():
 RUDE_TOPO_EPOCHS = (1, 2, 3, 4, 5, 6, 7)
 
 
+@scenario
+def rude_corners():
+    # Rules the modelled clients never reach, each shown by an answer (the catalogue's `rude-corners`
+    # scenario sends the same lines through the simulated network, sim/src/rude.rs). One broker config
+    # differs from Kafka's defaults: rack-aware assignment tags, so that a heartbeat below v1 shows it
+    # gets no missing-tags status. Groups: rude-dyn, rude-srack.
+    s = Script("rude-corners")
+    s.config(**{"group.streams.rack.aware.assignment.tags": "zone"})
+    s.topics(("foo", 3))
+
+    # completeClassicGroupJoin removes the dynamic members that did not rejoin in time (static ones
+    # stay): a second member joins a Stable group whose only member never rejoins; its rebalance
+    # timeout (10 s) is far shorter than its session (60 s), so the join phase ends first and the
+    # new member leads a generation of its own.
+    a = len(s.lines) + 1
+    s.join(group="rude-dyn", version=3, session=60000, rebalance=10000)
+    rude_expect(s, errorCode=0, generationId=1, memberId="$gen:%d" % a, leader="$gen:%d" % a,
+                members=[{"memberId": "$gen:%d" % a}])
+    s.adv(3000).tick()  # the initial rebalance delay
+    s.sync("$gen:%d" % a, 1, group="rude-dyn", version=3,
+           assignments={"$gen:%d" % a: consumer_assignment({"foo": [0, 1, 2]})})
+    rude_expect(s, errorCode=0)
+    b = len(s.lines) + 1
+    s.adv(100).join(group="rude-dyn", version=3, session=60000, rebalance=10000)
+    rude_expect(s, errorCode=0, generationId=2, memberId="$gen:%d" % b, leader="$gen:%d" % b,
+                members=[{"memberId": "$gen:%d" % b}])
+    s.adv(10000).tick()  # the join phase's rebalance timeout (the new leader never syncs: its sync times out)
+
+    # A static streams member whose rack changes (hasEpochRelevantMemberConfigChanged: topology epoch,
+    # rack, client tags or process id, any one of them) bumps the group epoch; the heartbeat carrying
+    # the change has no rebalance timeout (-1), which leaves the member's own as it was: revoking later,
+    # it keeps its 30 s to do so.
+    s.sjoin("rude-s1", group="rude-srack", topology=RUDE_TOPO, process="rude-sp", instanceId="rude-si",
+            clientTags=[{"key": "zone", "value": "z1"}])
+    rude_expect(s, errorCode=0, memberEpoch=1)
+    s.adv(3500).tick()  # the initial rebalance delay
+    s.shb("rude-s1", 1, group="rude-srack")
+    rude_expect(s, errorCode=0, memberEpoch=2, activeTasks=[{"subtopologyId": "s1", "partitions": [0, 1, 2]}])
+    s.shb("rude-s1", 2, group="rude-srack", active={"s1": [0, 1, 2]})
+    rude_expect(s, errorCode=0, memberEpoch=2)
+    s.adv(100).shb("rude-s1", 2, group="rude-srack", rackId="rude-rack")
+    rude_expect(s, errorCode=0, memberEpoch=2)
+    s.sdescribe("rude-srack")
+    rude_expect(s, groups=[{"errorCode": 0, "groupEpoch": 3, "members": [{"memberId": "rude-s1", "rackId": "rude-rack"}]}])
+    s.adv(5000).shb("rude-s1", 2, group="rude-srack")
+    rude_expect(s, errorCode=0, memberEpoch=3)
+    # A second member: the first must give up tasks (UNREVOKED_TASKS, its rebalance timer armed with
+    # its own 30 s), and still holds them a few seconds later.
+    s.adv(100).sjoin("rude-s2", group="rude-srack", topology=RUDE_TOPO, process="rude-sp2",
+                     clientTags=[{"key": "zone", "value": "z2"}])
+    rude_expect(s, errorCode=0, memberEpoch=3)
+    s.adv(5000).shb("rude-s1", 3, group="rude-srack")
+    rude_expect(s, errorCode=0, memberEpoch=3)
+    # Still reporting the task it must give up (TasksTuple.containsAny over the pending revocation):
+    # it keeps its epoch.
+    s.adv(2000).shb("rude-s1", 3, group="rude-srack", active={"s1": [0, 1, 2]})
+    rude_expect(s, errorCode=0, memberEpoch=3)
+    s.sdescribe("rude-srack")
+    rude_expect(s, groups=[{"errorCode": 0, "groupEpoch": 4}])
+
+    # Below v1 a heartbeat gets no missing-client-tags status, whatever the tags configured.
+    s.adv(100).sjoin("rude-s3", group="rude-srack", topology=RUDE_TOPO, process="rude-sp3", version=0)
+    rude_expect(s, errorCode=0, status=[])
+
+    # A group that only holds offsets (a simple classic group) is replaced by a consumer group that
+    # takes its id: replaying the consumer group's records drops it (getOrMaybeCreatePersistedConsumerGroup),
+    # so DescribeGroups then shows the consumer group.
+    s.adv(100).req("OffsetCommit", 9, {"groupId": "rude-simple2", "generationIdOrMemberEpoch": -1, "memberId": "",
+                                       "topics": [{"name": "foo", "partitions": [
+                                           {"partitionIndex": 0, "committedOffset": 5}]}]}, client="admin")
+    rude_expect(s, topics=[{"name": "foo", "partitions": [{"partitionIndex": 0, "errorCode": 0}]}])
+    s.cjoin("rude-c1", group="rude-simple2")
+    rude_expect(s, errorCode=0, memberEpoch=2)
+    s.req("DescribeGroups", 5, {"groups": ["rude-simple2"], "includeAuthorizedOperations": False}, client="admin")
+    rude_expect(s, groups=[{"errorCode": 0, "groupId": "rude-simple2"}])
+    return s
+
+
+
+
 # ---- Kafka 4.4.0 behaviours the simulator reports (sim/src/known.rs, docs/findings.md) --------------
 
 @scenario

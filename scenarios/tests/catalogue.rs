@@ -99,6 +99,7 @@ scenarios! {
     streams_offsets_retention => "streams-offsets-retention",
     classic_unsubscribed_offsets_expire => "classic-unsubscribed-offsets-expire",
     rude_client => "rude-client",
+    rude_corners => "rude-corners",
     rude_admin => "rude-admin",
     swarm_streams => "swarm-streams",
     swarm_classic_static => "swarm-classic-static",

@@ -27,6 +27,15 @@ pub const SCRIPT: &str = include_str!("../../../conformance/corpus/rude-client.j
 /// real-kafka` holds them against that cluster again (docs/real-kafka.md).
 pub const ADMIN_SCRIPT: &str = include_str!("../../../conformance/real_kafka/rude-admin.jsonl");
 
+/// The rude client's second script: rules no modelled client reaches, each shown by an answer (a
+/// dynamic classic member that does not rejoin in time, a static streams member's rack change, a
+/// heartbeat without a rebalance timeout past the join, a heartbeat below v1 with rack-aware tags
+/// configured); `make_corpus.py`'s `rude_corners`, held to Kafka 4.4.0 by `regroup conformance`.
+pub const CORNERS_SCRIPT: &str = include_str!("../../../conformance/corpus/rude-corners.jsonl");
+
+/// The group the rude corners' host fault names (its requests name their own groups).
+const CORNERS_GROUP: &str = "rude-corners";
+
 /// The group the rude admin's host fault names (CreateTopics names none; any broker forwards it).
 const ADMIN_GROUP: &str = "rude-admin";
 
@@ -73,6 +82,46 @@ pub fn scenarios() -> Vec<Scenario> {
                 ..Expect::default()
             },
             check: |v| script_check(v, SCRIPT, GROUP, "conformance/corpus/rude-client.jsonl"),
+        },
+        Scenario {
+            name: "rude-corners",
+            description: "a rude client sends the oracle's rude-corners script: a second dynamic \
+                      classic member joins a Stable group whose only member never rejoins (its \
+                      rebalance timeout shorter than its session), a static streams member \
+                      changes its rack, then revokes a task past a heartbeat that carried no \
+                      rebalance timeout, and a member joins with a heartbeat below v1 while \
+                      rack-aware assignment tags are configured: every answer holds what Kafka \
+                      4.4.0's coordinator answers",
+            default_seed: 1,
+            cluster: || {
+                ClusterSpec::default()
+                    .with_topic("foo", 3)
+                    .with_broker_config("group.streams.rack.aware.assignment.tags", "zone")
+            },
+            faults: Faults::Schedule(|| {
+                vec![FaultWindow::at(
+                    15_000,
+                    FaultKind::GroupAdmin {
+                        group: CORNERS_GROUP.into(),
+                        call: GroupAdminCall::Scripted {
+                            script: CORNERS_SCRIPT.into(),
+                        },
+                    },
+                )]
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 90_000,
+                ..Expect::default()
+            },
+            check: |v| {
+                script_check(
+                    v,
+                    CORNERS_SCRIPT,
+                    CORNERS_GROUP,
+                    "conformance/corpus/rude-corners.jsonl",
+                )
+            },
         },
         Scenario {
             name: "rude-admin",
