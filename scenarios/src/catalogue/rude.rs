@@ -10,7 +10,7 @@
 //! cannot drift apart: both read the same file.
 
 use sim::event::AdminAnswer;
-use sim::faults::{FaultKind, FaultWindow, GroupAdminCall};
+use sim::faults::{FaultKind, FaultWindow, GroupAdminCall, HostRef};
 use sim::spec::{ClassicGroupSpec, ClusterSpec};
 
 use super::check::View;
@@ -35,6 +35,9 @@ pub const CORNERS_SCRIPT: &str = include_str!("../../../conformance/corpus/rude-
 
 /// The group the rude corners' host fault names (its requests name their own groups).
 const CORNERS_GROUP: &str = "rude-corners";
+
+/// The rude corners' streams group, whose coordinator fails over after the script.
+const STREAMS_GROUP: &str = "rude-srack";
 
 /// The group the rude admin's host fault names (CreateTopics names none; any broker forwards it).
 const ADMIN_GROUP: &str = "rude-admin";
@@ -91,7 +94,8 @@ pub fn scenarios() -> Vec<Scenario> {
                       changes its rack, then revokes a task past a heartbeat that carried no \
                       rebalance timeout, and a member joins with a heartbeat below v1 while \
                       rack-aware assignment tags are configured: every answer holds what Kafka \
-                      4.4.0's coordinator answers",
+                      4.4.0's coordinator answers; then the streams group's coordinator crashes \
+                      while a member still revokes, and the next one loads it",
             default_seed: 1,
             cluster: || {
                 ClusterSpec::default()
@@ -99,19 +103,31 @@ pub fn scenarios() -> Vec<Scenario> {
                     .with_broker_config("group.streams.rack.aware.assignment.tags", "zone")
             },
             faults: Faults::Schedule(|| {
-                vec![FaultWindow::at(
-                    15_000,
-                    FaultKind::GroupAdmin {
-                        group: CORNERS_GROUP.into(),
-                        call: GroupAdminCall::Scripted {
-                            script: CORNERS_SCRIPT.into(),
+                vec![
+                    FaultWindow::at(
+                        15_000,
+                        FaultKind::GroupAdmin {
+                            group: CORNERS_GROUP.into(),
+                            call: GroupAdminCall::Scripted {
+                                script: CORNERS_SCRIPT.into(),
+                            },
                         },
-                    },
-                )]
+                    ),
+                    // After the script (about 60 s in), while rude-s1 still revokes a task (until
+                    // its rebalance timeout, about 86 s): the coordinator that takes over loads a
+                    // member in UNREVOKED_TASKS, whose timers `coordinator-load` checks.
+                    FaultWindow::at(
+                        66_000,
+                        FaultKind::Crash {
+                            host: HostRef::coordinator_of(STREAMS_GROUP),
+                        },
+                    )
+                    .lasting(20_000),
+                ]
             }),
             expect: Expect {
                 faults_injected: true,
-                min_duration_ms: 90_000,
+                min_duration_ms: 120_000,
                 ..Expect::default()
             },
             check: |v| {
