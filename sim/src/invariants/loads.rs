@@ -4,8 +4,8 @@
 //! Checked once per load, through the brokers' test hook
 //! ([`coordinator::events::EventSink::coordinator_loaded`]), right after the shard's `onLoaded`
 //! and before any request or timer runs on it, against the broker's own runtime:
-//! * the runtime lists the partition among its coordinators (`CoordinatorRuntime.partitions`),
-//!   ACTIVE, and hands out its shard;
+//! * the runtime lists the partition among its contexts ([`CoordinatorRuntime::partitions`]; Kafka's
+//!   runtime keeps one per partition in its `coordinators` map), ACTIVE, and hands out its shard;
 //! * streams groups (`GroupMetadataManager.onLoaded`): every member's session timer is armed at
 //!   load time + the group's effective session timeout, and every member still revoking tasks
 //!   (UNREVOKED_TASKS) has its rebalance timer at load time + its own rebalance timeout, for its
