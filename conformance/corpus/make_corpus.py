@@ -1834,8 +1834,9 @@ def rude_corners():
                 members=[{"memberId": "$gen:%d" % b}])
     s.adv(10000).tick()  # the join phase's rebalance timeout (the new leader never syncs: its sync times out)
 
-    # A static streams member whose rack changes (hasEpochRelevantMemberConfigChanged: topology epoch,
-    # rack, client tags or process id, any one of them) bumps the group epoch; the heartbeat carrying
+    # A static streams member whose rack changes (a heartbeat naming its instance id:
+    # hasEpochRelevantMemberConfigChanged, topology epoch, rack, client tags or process id, any one of
+    # them) bumps the group epoch; the heartbeat carrying
     # the change has no rebalance timeout (-1), which leaves the member's own as it was: revoking later,
     # it keeps its 30 s to do so.
     s.sjoin("rude-s1", group="rude-srack", topology=RUDE_TOPO, process="rude-sp", instanceId="rude-si",
@@ -1846,7 +1847,7 @@ def rude_corners():
     rude_expect(s, errorCode=0, memberEpoch=2, activeTasks=[{"subtopologyId": "s1", "partitions": [0, 1, 2]}])
     s.shb("rude-s1", 2, group="rude-srack", active={"s1": [0, 1, 2]})
     rude_expect(s, errorCode=0, memberEpoch=2)
-    s.adv(100).shb("rude-s1", 2, group="rude-srack", rackId="rude-rack")
+    s.adv(100).shb("rude-s1", 2, group="rude-srack", instanceId="rude-si", rackId="rude-rack")
     rude_expect(s, errorCode=0, memberEpoch=2)
     s.sdescribe("rude-srack")
     rude_expect(s, groups=[{"errorCode": 0, "groupEpoch": 3, "members": [{"memberId": "rude-s1", "rackId": "rude-rack"}]}])
@@ -1881,6 +1882,29 @@ def rude_corners():
     rude_expect(s, errorCode=0, memberEpoch=2)
     s.req("DescribeGroups", 5, {"groups": ["rude-simple2"], "includeAuthorizedOperations": False}, client="admin")
     rude_expect(s, groups=[{"errorCode": 0, "groupId": "rude-simple2"}])
+
+    # A join may name a topology older than the group's (kept as it is, the member told it is behind):
+    # a member that rejoins with another such epoch takes it (updatedMember), which is a metadata change
+    # of a dynamic member, so the group epoch moves.
+    def topo(epoch):
+        return {"epoch": epoch, "subtopologies": [{"subtopologyId": "s1", "sourceTopics": ["foo"]}]}
+    zone = [{"key": "zone", "value": "z1"}]
+    s.adv(100).sjoin("rude-e1", group="rude-tepoch", topology=topo(2), process="rude-ep1", clientTags=zone)
+    rude_expect(s, errorCode=0, memberEpoch=1)
+    s.sjoin("rude-e2", group="rude-tepoch", topology=topo(0), process="rude-ep2", clientTags=zone)
+    rude_expect(s, errorCode=0, memberEpoch=1,
+                status=[{"statusCode": 0, "statusDetail": "The member's topology epoch 0 is behind the group's topology epoch 2."},
+                        {"statusCode": 5, "statusDetail": "Assignment delayed due to the configured initial rebalance delay."}])
+    s.adv(3500).shb("rude-e2", 1, group="rude-tepoch")
+    rude_expect(s, errorCode=0, memberEpoch=3)
+    s.adv(100).sjoin("rude-e2", group="rude-tepoch", topology=topo(1), process="rude-ep2", clientTags=zone)
+    rude_expect(s, errorCode=0, memberEpoch=3,
+                status=[{"statusCode": 0, "statusDetail": "The member's topology epoch 1 is behind the group's topology epoch 2."},
+                        {"statusCode": 5, "statusDetail": "Assignment delayed due to the configured assignment interval."}])
+    s.sdescribe("rude-tepoch")
+    rude_expect(s, groups=[{"errorCode": 0, "groupEpoch": 4, "topology": {"epoch": 2},
+                            "members": [{"memberId": "rude-e1", "topologyEpoch": 2},
+                                        {"memberId": "rude-e2", "topologyEpoch": 1}]}])
     return s
 
 

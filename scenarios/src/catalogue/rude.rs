@@ -30,7 +30,8 @@ pub const ADMIN_SCRIPT: &str = include_str!("../../../conformance/real_kafka/rud
 /// The rude client's second script: rules no modelled client reaches, each shown by an answer (a
 /// dynamic classic member that does not rejoin in time, a static streams member's rack change, a
 /// heartbeat without a rebalance timeout past the join, a heartbeat below v1 with rack-aware tags
-/// configured); `make_corpus.py`'s `rude_corners`, held to Kafka 4.4.0 by `regroup conformance`.
+/// configured, a rejoin with another topology epoch older than the group's); `make_corpus.py`'s
+/// `rude_corners`, held to Kafka 4.4.0 by `regroup conformance`.
 pub const CORNERS_SCRIPT: &str = include_str!("../../../conformance/corpus/rude-corners.jsonl");
 
 /// The group the rude corners' host fault names (its requests name their own groups).
@@ -93,7 +94,9 @@ pub fn scenarios() -> Vec<Scenario> {
                       rebalance timeout shorter than its session), a static streams member \
                       changes its rack, then revokes a task past a heartbeat that carried no \
                       rebalance timeout, and a member joins with a heartbeat below v1 while \
-                      rack-aware assignment tags are configured: every answer holds what Kafka \
+                      rack-aware assignment tags are configured, a consumer group takes an \
+                      offsets-only group's id, a member rejoins with an older topology epoch \
+                      than its own: every answer holds what Kafka \
                       4.4.0's coordinator answers; then the streams group's coordinator crashes \
                       while a member still revokes, and the next one loads it",
             default_seed: 1,
