@@ -1807,6 +1807,45 @@ RUDE_TOPO_EPOCHS = (1, 2, 3, 4, 5, 6, 7)
 
 
 @scenario
+def rude_standbys():
+    # A member that must give up a standby task and nothing else (the catalogue's `rude-standbys`
+    # scenario sends the same lines, sim/src/rude.rs): while its heartbeat still reports the standby
+    # (TasksTuple.containsAny over the tasks pending revocation, standbys included) it keeps its
+    # epoch; once it reports it gone, it moves to the group's. One standby replica (the scenario's
+    # broker config), a stateful topology whose changelog topic exists. Group: rude-sb.
+    s = Script("rude-standbys")
+    s.config(**{"group.streams.num.standby.replicas": 1})
+    s.topics(("foo", 3), ("rude-sb-changelog", 3))
+    topo = {"epoch": 0, "subtopologies": [{"subtopologyId": "s1", "sourceTopics": ["foo"],
+                                           "stateChangelogTopics": [{"name": "rude-sb-changelog"}]}]}
+    s.sjoin("rude-b1", group="rude-sb", topology=topo, process="rude-bp1")
+    rude_expect(s, errorCode=0, memberEpoch=1)
+    s.sjoin("rude-b2", group="rude-sb", topology=topo, process="rude-bp2")
+    rude_expect(s, errorCode=0, memberEpoch=1)
+    s.adv(3500).shb("rude-b1", 1, group="rude-sb")  # the initial rebalance delay
+    rude_expect(s, errorCode=0, memberEpoch=3, activeTasks=[{"subtopologyId": "s1", "partitions": [0, 2]}],
+                standbyTasks=[{"subtopologyId": "s1", "partitions": [1]}])
+    s.shb("rude-b2", 1, group="rude-sb")
+    rude_expect(s, errorCode=0, memberEpoch=3, activeTasks=[{"subtopologyId": "s1", "partitions": [1]}],
+                standbyTasks=[{"subtopologyId": "s1", "partitions": [0, 2]}])
+    s.shb("rude-b1", 3, group="rude-sb", active={"s1": [0, 2]}, standby={"s1": [1]})
+    rude_expect(s, errorCode=0, memberEpoch=3)
+    s.shb("rude-b2", 3, group="rude-sb", active={"s1": [1]}, standby={"s1": [0, 2]})
+    rude_expect(s, errorCode=0, memberEpoch=3)
+    # A third process: rude-b2 keeps its active task and gives up standby 2.
+    s.adv(100).sjoin("rude-b3", group="rude-sb", topology=topo, process="rude-bp3")
+    rude_expect(s, errorCode=0)  # its epoch depends on whether the assignment interval has passed
+    s.adv(5000).shb("rude-b2", 3, group="rude-sb")
+    rude_expect(s, errorCode=0, memberEpoch=3, activeTasks=[{"subtopologyId": "s1", "partitions": [1]}],
+                standbyTasks=[{"subtopologyId": "s1", "partitions": [0]}])
+    s.adv(100).shb("rude-b2", 3, group="rude-sb", active={"s1": [1]}, standby={"s1": [0, 2]})
+    rude_expect(s, errorCode=0, memberEpoch=3)
+    s.adv(100).shb("rude-b2", 3, group="rude-sb", active={"s1": [1]}, standby={"s1": [0]})
+    rude_expect(s, errorCode=0, memberEpoch=4)
+    return s
+
+
+@scenario
 def rude_corners():
     # Rules the modelled clients never reach, each shown by an answer (the catalogue's `rude-corners`
     # scenario sends the same lines through the simulated network, sim/src/rude.rs). One broker config

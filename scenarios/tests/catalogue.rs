@@ -100,6 +100,7 @@ scenarios! {
     classic_unsubscribed_offsets_expire => "classic-unsubscribed-offsets-expire",
     rude_client => "rude-client",
     rude_corners => "rude-corners",
+    rude_standbys => "rude-standbys",
     rude_admin => "rude-admin",
     swarm_streams => "swarm-streams",
     swarm_classic_static => "swarm-classic-static",

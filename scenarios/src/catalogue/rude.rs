@@ -37,6 +37,14 @@ pub const CORNERS_SCRIPT: &str = include_str!("../../../conformance/corpus/rude-
 /// The group the rude corners' host fault names (its requests name their own groups).
 const CORNERS_GROUP: &str = "rude-corners";
 
+/// The rude client's third script: a member that gives up a standby task and nothing else keeps
+/// its epoch while it still reports the standby (`make_corpus.py`'s `rude_standbys`, held to Kafka
+/// 4.4.0 by `regroup conformance`); one standby replica configured.
+pub const STANDBYS_SCRIPT: &str = include_str!("../../../conformance/corpus/rude-standbys.jsonl");
+
+/// The group the rude standbys' host fault names.
+const STANDBYS_GROUP: &str = "rude-standbys";
+
 /// The rude corners' streams group, whose coordinator fails over after the script.
 const STREAMS_GROUP: &str = "rude-srack";
 
@@ -139,6 +147,45 @@ pub fn scenarios() -> Vec<Scenario> {
                     CORNERS_SCRIPT,
                     CORNERS_GROUP,
                     "conformance/corpus/rude-corners.jsonl",
+                )
+            },
+        },
+        Scenario {
+            name: "rude-standbys",
+            description: "a rude client sends the oracle's rude-standbys script: with one standby \
+                      replica, a third process joins and a member must give up a standby task \
+                      and nothing else; it keeps its epoch while it still reports the standby, \
+                      and moves on once it reports it gone: every answer holds what Kafka \
+                      4.4.0's coordinator answers",
+            default_seed: 1,
+            cluster: || {
+                ClusterSpec::default()
+                    .with_topic("foo", 3)
+                    .with_topic("rude-sb-changelog", 3)
+                    .with_broker_config("group.streams.num.standby.replicas", 1)
+            },
+            faults: Faults::Schedule(|| {
+                vec![FaultWindow::at(
+                    15_000,
+                    FaultKind::GroupAdmin {
+                        group: STANDBYS_GROUP.into(),
+                        call: GroupAdminCall::Scripted {
+                            script: STANDBYS_SCRIPT.into(),
+                        },
+                    },
+                )]
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 60_000,
+                ..Expect::default()
+            },
+            check: |v| {
+                script_check(
+                    v,
+                    STANDBYS_SCRIPT,
+                    STANDBYS_GROUP,
+                    "conformance/corpus/rude-standbys.jsonl",
                 )
             },
         },
