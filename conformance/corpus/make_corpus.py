@@ -1944,6 +1944,40 @@ def rude_corners():
     rude_expect(s, groups=[{"errorCode": 0, "groupEpoch": 4, "topology": {"epoch": 2},
                             "members": [{"memberId": "rude-e1", "topologyEpoch": 2},
                                         {"memberId": "rude-e2", "topologyEpoch": 1}]}])
+
+    # A partition whose only offset is a pending transactional one (no marker ends the transaction):
+    # asked stable, a fetch gets UNSTABLE_OFFSET_COMMIT; an OffsetDelete of it, or the deletion of its
+    # group, writes its tombstone, which ends the pending offset and the partition's open transaction
+    # (OpenTransactions.clear; deleteAllOffsets over OpenTransactions.forEachTopicPartition), so a
+    # stable fetch then finds nothing pending.
+    def txn(group, partition):
+        s.req("TxnOffsetCommit", 3, {"transactionalId": "rude-t2", "groupId": group, "producerId": 9,
+                                     "producerEpoch": 0, "generationIdOrMemberEpoch": -1, "memberId": "",
+                                     "topics": [{"name": "foo", "partitions": [
+                                         {"partitionIndex": partition, "committedOffset": 40}]}]})
+        rude_expect(s, topics=[{"name": "foo", "partitions": [{"partitionIndex": partition, "errorCode": 0}]}])
+
+    def stable_fetch(group, partition, error):
+        s.req("OffsetFetch", 7, {"groupId": group, "requireStable": True,
+                                 "topics": [{"name": "foo", "partitionIndexes": [partition]}]})
+        rude_expect(s, topics=[{"partitions": [{"partitionIndex": partition, "committedOffset": -1,
+                                                "errorCode": error}]}])
+    s.adv(100)
+    txn("rude-txd", 1)
+    stable_fetch("rude-txd", 1, 88)
+    s.req("OffsetDelete", 0, {"groupId": "rude-txd", "topics": [{"name": "foo", "partitions": [{"partitionIndex": 1}]}]})
+    rude_expect(s, errorCode=0, topics=[{"name": "foo", "partitions": [{"partitionIndex": 1, "errorCode": 0}]}])
+    stable_fetch("rude-txd", 1, 0)
+    txn("rude-txg", 2)
+    s.req("DeleteGroups", 2, {"groupsNames": ["rude-txg"]}, client="admin")
+    rude_expect(s, results=[{"groupId": "rude-txg", "errorCode": 0}])
+    stable_fetch("rude-txg", 2, 0)
+    # A pending transactional offset survives a load (its batch is transactional, so the loader
+    # replays it as pending): in the catalogue scenario the coordinator of rude-txl (the partition of
+    # rude-srack) crashes during the gap and the fetch reaches the one that loaded it.
+    txn("rude-txl", 0)
+    s.adv(20000)
+    stable_fetch("rude-txl", 0, 88)
     return s
 
 

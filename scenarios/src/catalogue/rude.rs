@@ -128,7 +128,7 @@ pub fn scenarios() -> Vec<Scenario> {
                     // its rebalance timeout, about 86 s): the coordinator that takes over loads a
                     // member in UNREVOKED_TASKS, whose timers `coordinator-load` checks.
                     FaultWindow::at(
-                        66_000,
+                        68_000,
                         FaultKind::Crash {
                             host: HostRef::coordinator_of(STREAMS_GROUP),
                         },
