@@ -1807,6 +1807,31 @@ RUDE_TOPO_EPOCHS = (1, 2, 3, 4, 5, 6, 7)
 
 
 @scenario
+def rude_replicas():
+    # Three standby replicas (the catalogue's `rude-replicas` scenario, sim/src/rude.rs): four
+    # processes, two stateful tasks, so every process holds every task, the active on one and a
+    # standby on each of the three others (StickyTaskAssignor keeps one copy of a task per process;
+    # the fourth copy of a task is the first a holder set of two does not hold inline). Group: rude-rp.
+    s = Script("rude-replicas")
+    s.config(**{"group.streams.max.standby.replicas": 3, "group.streams.num.standby.replicas": 3})
+    s.topics(("foo", 2), ("rude-rp-changelog", 2))
+    topo = {"epoch": 0, "subtopologies": [{"subtopologyId": "s1", "sourceTopics": ["foo"],
+                                           "stateChangelogTopics": [{"name": "rude-rp-changelog"}]}]}
+    members = ["rude-r1", "rude-r2", "rude-r3", "rude-r4"]
+    for m in members:
+        s.sjoin(m, group="rude-rp", topology=topo, process=m + "-p")
+        rude_expect(s, errorCode=0)
+    s.adv(3500)  # the initial rebalance delay
+    both = [{"subtopologyId": "s1", "partitions": [0, 1]}]
+    one = lambda p: [{"subtopologyId": "s1", "partitions": [p]}]
+    for m, active, standby in (("rude-r1", [], both), ("rude-r2", [], both),
+                               ("rude-r3", one(1), one(0)), ("rude-r4", one(0), one(1))):
+        s.shb(m, 1, group="rude-rp")
+        rude_expect(s, errorCode=0, memberEpoch=5, activeTasks=active, standbyTasks=standby)
+    return s
+
+
+@scenario
 def rude_standbys():
     # A member that must give up a standby task and nothing else (the catalogue's `rude-standbys`
     # scenario sends the same lines, sim/src/rude.rs): while its heartbeat still reports the standby

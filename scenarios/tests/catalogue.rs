@@ -101,6 +101,7 @@ scenarios! {
     rude_client => "rude-client",
     rude_corners => "rude-corners",
     rude_standbys => "rude-standbys",
+    rude_replicas => "rude-replicas",
     rude_admin => "rude-admin",
     swarm_streams => "swarm-streams",
     swarm_classic_static => "swarm-classic-static",

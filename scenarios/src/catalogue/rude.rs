@@ -45,6 +45,14 @@ pub const STANDBYS_SCRIPT: &str = include_str!("../../../conformance/corpus/rude
 /// The group the rude standbys' host fault names.
 const STANDBYS_GROUP: &str = "rude-standbys";
 
+/// The rude client's fourth script: three standby replicas over four processes and two stateful
+/// tasks, so every process holds every task (`make_corpus.py`'s `rude_replicas`, held to Kafka
+/// 4.4.0 by `regroup conformance`).
+pub const REPLICAS_SCRIPT: &str = include_str!("../../../conformance/corpus/rude-replicas.jsonl");
+
+/// The group the rude replicas' host fault names.
+const REPLICAS_GROUP: &str = "rude-replicas";
+
 /// The rude corners' streams group, whose coordinator fails over after the script.
 const STREAMS_GROUP: &str = "rude-srack";
 
@@ -186,6 +194,45 @@ pub fn scenarios() -> Vec<Scenario> {
                     STANDBYS_SCRIPT,
                     STANDBYS_GROUP,
                     "conformance/corpus/rude-standbys.jsonl",
+                )
+            },
+        },
+        Scenario {
+            name: "rude-replicas",
+            description: "a rude client sends the oracle's rude-replicas script: with three \
+                      standby replicas (the maximum raised to three), four processes join a \
+                      group of two stateful tasks, and every process holds every task, active \
+                      or standby: every answer holds what Kafka 4.4.0's coordinator answers",
+            default_seed: 1,
+            cluster: || {
+                ClusterSpec::default()
+                    .with_topic("foo", 2)
+                    .with_topic("rude-rp-changelog", 2)
+                    .with_broker_config("group.streams.max.standby.replicas", 3)
+                    .with_broker_config("group.streams.num.standby.replicas", 3)
+            },
+            faults: Faults::Schedule(|| {
+                vec![FaultWindow::at(
+                    15_000,
+                    FaultKind::GroupAdmin {
+                        group: REPLICAS_GROUP.into(),
+                        call: GroupAdminCall::Scripted {
+                            script: REPLICAS_SCRIPT.into(),
+                        },
+                    },
+                )]
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 45_000,
+                ..Expect::default()
+            },
+            check: |v| {
+                script_check(
+                    v,
+                    REPLICAS_SCRIPT,
+                    REPLICAS_GROUP,
+                    "conformance/corpus/rude-replicas.jsonl",
                 )
             },
         },
