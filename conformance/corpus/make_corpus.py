@@ -1840,7 +1840,7 @@ def rude_standbys():
     # broker config), a stateful topology whose changelog topic exists. Group: rude-sb.
     s = Script("rude-standbys")
     s.config(**{"group.streams.num.standby.replicas": 1})
-    s.topics(("foo", 3), ("rude-sb-changelog", 3), ("rude-wide", 12))
+    s.topics(("foo", 3), ("rude-sb-changelog", 3), ("rude-wide", 16))
     topo = {"epoch": 0, "subtopologies": [{"subtopologyId": "s1", "sourceTopics": ["foo"],
                                            "stateChangelogTopics": [{"name": "rude-sb-changelog"}]}]}
     s.sjoin("rude-b1", group="rude-sb", topology=topo, process="rude-bp1")
@@ -1869,16 +1869,17 @@ def rude_standbys():
     rude_expect(s, errorCode=0, memberEpoch=4)
 
     # A fetch of every committed offset lists a topic's partitions in the iteration order of the
-    # group's TimelineHashMap of offsets by partition (Integer keys; 12 entries take it to 16 slots).
+    # group's TimelineHashMap of offsets by partition (Integer keys; 16 entries take it to 16 slots,
+    # as many as a table grown one step early would hold in 32).
     s.adv(100).req("OffsetCommit", 9, {"groupId": "rude-wide-g", "generationIdOrMemberEpoch": -1, "memberId": "",
                                        "topics": [{"name": "rude-wide", "partitions": [
-                                           {"partitionIndex": p, "committedOffset": 100 + p} for p in range(12)]}]},
+                                           {"partitionIndex": p, "committedOffset": 100 + p} for p in range(16)]}]},
                    client="admin")
-    rude_expect(s, topics=[{"name": "rude-wide", "partitions": [{"errorCode": 0}] * 12}])
+    rude_expect(s, topics=[{"name": "rude-wide", "partitions": [{"errorCode": 0}] * 16}])
     s.req("OffsetFetch", 8, {"groups": [{"groupId": "rude-wide-g", "topics": None}], "requireStable": False},
           client="admin")
     rude_expect(s, groups=[{"groupId": "rude-wide-g", "topics": [{"name": "rude-wide", "partitions": [
-        {"partitionIndex": p, "committedOffset": 100 + p} for p in (0, 5, 10, 2, 7, 4, 9, 1, 6, 11, 3, 8)]}]}])
+        {"partitionIndex": p, "committedOffset": 100 + p} for p in (13, 0, 5, 10, 2, 15, 7, 12, 4, 9, 1, 14, 6, 11, 3, 8)]}]}])
     return s
 
 

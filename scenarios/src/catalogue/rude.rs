@@ -164,14 +164,14 @@ pub fn scenarios() -> Vec<Scenario> {
                       replica, a third process joins and a member must give up a standby task \
                       and nothing else; it keeps its epoch while it still reports the standby, \
                       and moves on once it reports it gone; a fetch of every offset of a \
-                      12-partition topic lists them in Kafka's map order: every answer holds what Kafka \
+                      16-partition topic lists them in Kafka's map order: every answer holds what Kafka \
                       4.4.0's coordinator answers",
             default_seed: 1,
             cluster: || {
                 ClusterSpec::default()
                     .with_topic("foo", 3)
                     .with_topic("rude-sb-changelog", 3)
-                    .with_topic("rude-wide", 12)
+                    .with_topic("rude-wide", 16)
                     .with_broker_config("group.streams.num.standby.replicas", 1)
             },
             faults: Faults::Schedule(|| {
