@@ -1806,6 +1806,221 @@ def rude_client():
 RUDE_TOPO_EPOCHS = (1, 2, 3, 4, 5, 6, 7)
 
 
+@scenario
+def rude_replicas():
+    # Three standby replicas (the catalogue's `rude-replicas` scenario, sim/src/rude.rs): four
+    # processes, two stateful tasks, so every process holds every task, the active on one and a
+    # standby on each of the three others (StickyTaskAssignor keeps one copy of a task per process;
+    # the fourth copy of a task is the first a holder set of two does not hold inline). Group: rude-rp.
+    s = Script("rude-replicas")
+    s.config(**{"group.streams.max.standby.replicas": 3, "group.streams.num.standby.replicas": 3})
+    s.topics(("foo", 2), ("rude-rp-changelog", 2))
+    topo = {"epoch": 0, "subtopologies": [{"subtopologyId": "s1", "sourceTopics": ["foo"],
+                                           "stateChangelogTopics": [{"name": "rude-rp-changelog"}]}]}
+    members = ["rude-r1", "rude-r2", "rude-r3", "rude-r4"]
+    for m in members:
+        s.sjoin(m, group="rude-rp", topology=topo, process=m + "-p")
+        rude_expect(s, errorCode=0)
+    s.adv(3500)  # the initial rebalance delay
+    both = [{"subtopologyId": "s1", "partitions": [0, 1]}]
+    one = lambda p: [{"subtopologyId": "s1", "partitions": [p]}]
+    for m, active, standby in (("rude-r1", [], both), ("rude-r2", [], both),
+                               ("rude-r3", one(1), one(0)), ("rude-r4", one(0), one(1))):
+        s.shb(m, 1, group="rude-rp")
+        rude_expect(s, errorCode=0, memberEpoch=5, activeTasks=active, standbyTasks=standby)
+    return s
+
+
+@scenario
+def rude_standbys():
+    # A member that must give up a standby task and nothing else (the catalogue's `rude-standbys`
+    # scenario sends the same lines, sim/src/rude.rs): while its heartbeat still reports the standby
+    # (TasksTuple.containsAny over the tasks pending revocation, standbys included) it keeps its
+    # epoch; once it reports it gone, it moves to the group's. One standby replica (the scenario's
+    # broker config), a stateful topology whose changelog topic exists. Group: rude-sb.
+    s = Script("rude-standbys")
+    s.config(**{"group.streams.num.standby.replicas": 1})
+    s.topics(("foo", 3), ("rude-sb-changelog", 3), ("rude-wide", 16))
+    topo = {"epoch": 0, "subtopologies": [{"subtopologyId": "s1", "sourceTopics": ["foo"],
+                                           "stateChangelogTopics": [{"name": "rude-sb-changelog"}]}]}
+    s.sjoin("rude-b1", group="rude-sb", topology=topo, process="rude-bp1")
+    rude_expect(s, errorCode=0, memberEpoch=1)
+    s.sjoin("rude-b2", group="rude-sb", topology=topo, process="rude-bp2")
+    rude_expect(s, errorCode=0, memberEpoch=1)
+    s.adv(3500).shb("rude-b1", 1, group="rude-sb")  # the initial rebalance delay
+    rude_expect(s, errorCode=0, memberEpoch=3, activeTasks=[{"subtopologyId": "s1", "partitions": [0, 2]}],
+                standbyTasks=[{"subtopologyId": "s1", "partitions": [1]}])
+    s.shb("rude-b2", 1, group="rude-sb")
+    rude_expect(s, errorCode=0, memberEpoch=3, activeTasks=[{"subtopologyId": "s1", "partitions": [1]}],
+                standbyTasks=[{"subtopologyId": "s1", "partitions": [0, 2]}])
+    s.shb("rude-b1", 3, group="rude-sb", active={"s1": [0, 2]}, standby={"s1": [1]})
+    rude_expect(s, errorCode=0, memberEpoch=3)
+    s.shb("rude-b2", 3, group="rude-sb", active={"s1": [1]}, standby={"s1": [0, 2]})
+    rude_expect(s, errorCode=0, memberEpoch=3)
+    # A third process: rude-b2 keeps its active task and gives up standby 2.
+    s.adv(100).sjoin("rude-b3", group="rude-sb", topology=topo, process="rude-bp3")
+    rude_expect(s, errorCode=0)  # its epoch depends on whether the assignment interval has passed
+    s.adv(5000).shb("rude-b2", 3, group="rude-sb")
+    rude_expect(s, errorCode=0, memberEpoch=3, activeTasks=[{"subtopologyId": "s1", "partitions": [1]}],
+                standbyTasks=[{"subtopologyId": "s1", "partitions": [0]}])
+    s.adv(100).shb("rude-b2", 3, group="rude-sb", active={"s1": [1]}, standby={"s1": [0, 2]})
+    rude_expect(s, errorCode=0, memberEpoch=3)
+    s.adv(100).shb("rude-b2", 3, group="rude-sb", active={"s1": [1]}, standby={"s1": [0]})
+    rude_expect(s, errorCode=0, memberEpoch=4)
+
+    # A fetch of every committed offset lists a topic's partitions in the iteration order of the
+    # group's TimelineHashMap of offsets by partition (Integer keys; 16 entries take it to 16 slots,
+    # as many as a table grown one step early would hold in 32).
+    s.adv(100).req("OffsetCommit", 9, {"groupId": "rude-wide-g", "generationIdOrMemberEpoch": -1, "memberId": "",
+                                       "topics": [{"name": "rude-wide", "partitions": [
+                                           {"partitionIndex": p, "committedOffset": 100 + p} for p in range(16)]}]},
+                   client="admin")
+    rude_expect(s, topics=[{"name": "rude-wide", "partitions": [{"errorCode": 0}] * 16}])
+    s.req("OffsetFetch", 8, {"groups": [{"groupId": "rude-wide-g", "topics": None}], "requireStable": False},
+          client="admin")
+    rude_expect(s, groups=[{"groupId": "rude-wide-g", "topics": [{"name": "rude-wide", "partitions": [
+        {"partitionIndex": p, "committedOffset": 100 + p} for p in (13, 0, 5, 10, 2, 15, 7, 12, 4, 9, 1, 14, 6, 11, 3, 8)]}]}])
+    return s
+
+
+@scenario
+def rude_corners():
+    # Rules the modelled clients never reach, each shown by an answer (the catalogue's `rude-corners`
+    # scenario sends the same lines through the simulated network, sim/src/rude.rs). One broker config
+    # differs from Kafka's defaults: rack-aware assignment tags, so that a heartbeat below v1 shows it
+    # gets no missing-tags status. Groups: rude-dyn, rude-srack.
+    s = Script("rude-corners")
+    s.config(**{"group.streams.rack.aware.assignment.tags": "zone"})
+    s.topics(("foo", 3))
+
+    # completeClassicGroupJoin removes the dynamic members that did not rejoin in time (static ones
+    # stay): a second member joins a Stable group whose only member never rejoins; its rebalance
+    # timeout (10 s) is far shorter than its session (60 s), so the join phase ends first and the
+    # new member leads a generation of its own.
+    a = len(s.lines) + 1
+    s.join(group="rude-dyn", version=3, session=60000, rebalance=10000)
+    rude_expect(s, errorCode=0, generationId=1, memberId="$gen:%d" % a, leader="$gen:%d" % a,
+                members=[{"memberId": "$gen:%d" % a}])
+    s.adv(3000).tick()  # the initial rebalance delay
+    s.sync("$gen:%d" % a, 1, group="rude-dyn", version=3,
+           assignments={"$gen:%d" % a: consumer_assignment({"foo": [0, 1, 2]})})
+    rude_expect(s, errorCode=0)
+    b = len(s.lines) + 1
+    s.adv(100).join(group="rude-dyn", version=3, session=60000, rebalance=10000)
+    rude_expect(s, errorCode=0, generationId=2, memberId="$gen:%d" % b, leader="$gen:%d" % b,
+                members=[{"memberId": "$gen:%d" % b}])
+    s.adv(10000).tick()  # the join phase's rebalance timeout (the new leader never syncs: its sync times out)
+
+    # A static streams member whose rack changes (a heartbeat naming its instance id:
+    # hasEpochRelevantMemberConfigChanged, topology epoch, rack, client tags or process id, any one of
+    # them) bumps the group epoch; the heartbeat carrying
+    # the change has no rebalance timeout (-1), which leaves the member's own as it was: revoking later,
+    # it keeps its 30 s to do so.
+    s.sjoin("rude-s1", group="rude-srack", topology=RUDE_TOPO, process="rude-sp", instanceId="rude-si",
+            clientTags=[{"key": "zone", "value": "z1"}])
+    rude_expect(s, errorCode=0, memberEpoch=1)
+    s.adv(3500).tick()  # the initial rebalance delay
+    s.shb("rude-s1", 1, group="rude-srack")
+    rude_expect(s, errorCode=0, memberEpoch=2, activeTasks=[{"subtopologyId": "s1", "partitions": [0, 1, 2]}])
+    s.shb("rude-s1", 2, group="rude-srack", active={"s1": [0, 1, 2]})
+    rude_expect(s, errorCode=0, memberEpoch=2)
+    s.adv(100).shb("rude-s1", 2, group="rude-srack", instanceId="rude-si", rackId="rude-rack")
+    rude_expect(s, errorCode=0, memberEpoch=2)
+    s.sdescribe("rude-srack")
+    rude_expect(s, groups=[{"errorCode": 0, "groupEpoch": 3, "members": [{"memberId": "rude-s1", "rackId": "rude-rack"}]}])
+    s.adv(5000).shb("rude-s1", 2, group="rude-srack")
+    rude_expect(s, errorCode=0, memberEpoch=3)
+    # A second member: the first must give up tasks (UNREVOKED_TASKS, its rebalance timer armed with
+    # its own 30 s), and still holds them a few seconds later.
+    s.adv(100).sjoin("rude-s2", group="rude-srack", topology=RUDE_TOPO, process="rude-sp2",
+                     clientTags=[{"key": "zone", "value": "z2"}])
+    rude_expect(s, errorCode=0, memberEpoch=3)
+    s.adv(5000).shb("rude-s1", 3, group="rude-srack")
+    rude_expect(s, errorCode=0, memberEpoch=3)
+    # Still reporting the task it must give up (TasksTuple.containsAny over the pending revocation):
+    # it keeps its epoch.
+    s.adv(2000).shb("rude-s1", 3, group="rude-srack", active={"s1": [0, 1, 2]})
+    rude_expect(s, errorCode=0, memberEpoch=3)
+    s.sdescribe("rude-srack")
+    rude_expect(s, groups=[{"errorCode": 0, "groupEpoch": 4}])
+
+    # Below v1 a heartbeat gets no missing-client-tags status, whatever the tags configured.
+    s.adv(100).sjoin("rude-s3", group="rude-srack", topology=RUDE_TOPO, process="rude-sp3", version=0)
+    rude_expect(s, errorCode=0, status=[])
+
+    # A group that only holds offsets (a simple classic group) is replaced by a consumer group that
+    # takes its id: replaying the consumer group's records drops it (getOrMaybeCreatePersistedConsumerGroup),
+    # so DescribeGroups then shows the consumer group.
+    s.adv(100).req("OffsetCommit", 9, {"groupId": "rude-simple2", "generationIdOrMemberEpoch": -1, "memberId": "",
+                                       "topics": [{"name": "foo", "partitions": [
+                                           {"partitionIndex": 0, "committedOffset": 5}]}]}, client="admin")
+    rude_expect(s, topics=[{"name": "foo", "partitions": [{"partitionIndex": 0, "errorCode": 0}]}])
+    s.cjoin("rude-c1", group="rude-simple2")
+    rude_expect(s, errorCode=0, memberEpoch=2)
+    s.req("DescribeGroups", 5, {"groups": ["rude-simple2"], "includeAuthorizedOperations": False}, client="admin")
+    rude_expect(s, groups=[{"errorCode": 0, "groupId": "rude-simple2"}])
+
+    # A join may name a topology older than the group's (kept as it is, the member told it is behind):
+    # a member that rejoins with another such epoch takes it (updatedMember), which is a metadata change
+    # of a dynamic member, so the group epoch moves.
+    def topo(epoch):
+        return {"epoch": epoch, "subtopologies": [{"subtopologyId": "s1", "sourceTopics": ["foo"]}]}
+    zone = [{"key": "zone", "value": "z1"}]
+    s.adv(100).sjoin("rude-e1", group="rude-tepoch", topology=topo(2), process="rude-ep1", clientTags=zone)
+    rude_expect(s, errorCode=0, memberEpoch=1)
+    s.sjoin("rude-e2", group="rude-tepoch", topology=topo(0), process="rude-ep2", clientTags=zone)
+    rude_expect(s, errorCode=0, memberEpoch=1,
+                status=[{"statusCode": 0, "statusDetail": "The member's topology epoch 0 is behind the group's topology epoch 2."},
+                        {"statusCode": 5, "statusDetail": "Assignment delayed due to the configured initial rebalance delay."}])
+    s.adv(3500).shb("rude-e2", 1, group="rude-tepoch")
+    rude_expect(s, errorCode=0, memberEpoch=3)
+    s.adv(100).sjoin("rude-e2", group="rude-tepoch", topology=topo(1), process="rude-ep2", clientTags=zone)
+    rude_expect(s, errorCode=0, memberEpoch=3,
+                status=[{"statusCode": 0, "statusDetail": "The member's topology epoch 1 is behind the group's topology epoch 2."},
+                        {"statusCode": 5, "statusDetail": "Assignment delayed due to the configured assignment interval."}])
+    s.sdescribe("rude-tepoch")
+    rude_expect(s, groups=[{"errorCode": 0, "groupEpoch": 4, "topology": {"epoch": 2},
+                            "members": [{"memberId": "rude-e1", "topologyEpoch": 2},
+                                        {"memberId": "rude-e2", "topologyEpoch": 1}]}])
+
+    # A partition whose only offset is a pending transactional one (no marker ends the transaction):
+    # asked stable, a fetch gets UNSTABLE_OFFSET_COMMIT; an OffsetDelete of it, or the deletion of its
+    # group, writes its tombstone, which ends the pending offset and the partition's open transaction
+    # (OpenTransactions.clear; deleteAllOffsets over OpenTransactions.forEachTopicPartition), so a
+    # stable fetch then finds nothing pending.
+    def txn(group, partition):
+        s.req("TxnOffsetCommit", 3, {"transactionalId": "rude-t2", "groupId": group, "producerId": 9,
+                                     "producerEpoch": 0, "generationIdOrMemberEpoch": -1, "memberId": "",
+                                     "topics": [{"name": "foo", "partitions": [
+                                         {"partitionIndex": partition, "committedOffset": 40}]}]})
+        rude_expect(s, topics=[{"name": "foo", "partitions": [{"partitionIndex": partition, "errorCode": 0}]}])
+
+    def stable_fetch(group, partition, error):
+        s.req("OffsetFetch", 7, {"groupId": group, "requireStable": True,
+                                 "topics": [{"name": "foo", "partitionIndexes": [partition]}]})
+        rude_expect(s, topics=[{"partitions": [{"partitionIndex": partition, "committedOffset": -1,
+                                                "errorCode": error}]}])
+    s.adv(100)
+    txn("rude-txd", 1)
+    stable_fetch("rude-txd", 1, 88)
+    s.req("OffsetDelete", 0, {"groupId": "rude-txd", "topics": [{"name": "foo", "partitions": [{"partitionIndex": 1}]}]})
+    rude_expect(s, errorCode=0, topics=[{"name": "foo", "partitions": [{"partitionIndex": 1, "errorCode": 0}]}])
+    stable_fetch("rude-txd", 1, 0)
+    txn("rude-txg", 2)
+    s.req("DeleteGroups", 2, {"groupsNames": ["rude-txg"]}, client="admin")
+    rude_expect(s, results=[{"groupId": "rude-txg", "errorCode": 0}])
+    stable_fetch("rude-txg", 2, 0)
+    # A pending transactional offset survives a load (its batch is transactional, so the loader
+    # replays it as pending): in the catalogue scenario the coordinator of rude-txl (the partition of
+    # rude-srack) crashes during the gap and the fetch reaches the one that loaded it.
+    txn("rude-txl", 0)
+    s.adv(20000)
+    stable_fetch("rude-txl", 0, 88)
+    return s
+
+
+
+
 # ---- Kafka 4.4.0 behaviours the simulator reports (sim/src/known.rs, docs/findings.md) --------------
 
 @scenario

@@ -192,6 +192,20 @@ pub struct ClusterEvent {
 /// Where events go.
 pub trait EventSink {
     fn emit(&self, event: ClusterEvent);
+
+    /// Test hook for the simulator's invariants: broker `node` finished loading the coordinator of
+    /// `__consumer_offsets` partition `partition` (its `CoordinatorLoaded` event has been emitted);
+    /// `runtime` is the broker's runtime right after the shard's `onLoaded`, before any request or
+    /// timer runs on it. Read-only: nothing may change the broker from here. Does nothing unless a
+    /// sink overrides it.
+    fn coordinator_loaded(
+        &self,
+        _node: i32,
+        _partition: i32,
+        _runtime: &crate::broker::runtime::CoordinatorRuntime,
+        _now_ms: i64,
+    ) {
+    }
 }
 
 /// Drops every event.

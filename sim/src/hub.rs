@@ -17,13 +17,14 @@ use std::rc::Rc;
 
 use coordinator::Record;
 use coordinator::broker::BrokerStorage;
+use coordinator::broker::runtime::CoordinatorRuntime;
 use coordinator::events::{ClusterEvent, EventSink};
 use members::observer::{Event as ClientEvent, EventKind as ClientKind, Observer};
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::coverage::{RunCoverage, Tracker};
 use crate::event::{AdminAnswer, FaultEvent, HarnessEvent, SimEvent, SimEventKind};
-use crate::invariants::{Checker, Violation, answers, durability, epochs};
+use crate::invariants::{Checker, Violation, answers, durability, epochs, loads};
 use crate::mirror::{CommittedRecord, LogMirror};
 use crate::model::Model;
 use crate::net::{EPOCH_MS, sim_now_ms};
@@ -471,5 +472,22 @@ struct HostSink {
 impl EventSink for HostSink {
     fn emit(&self, event: ClusterEvent) {
         self.hub.0.borrow_mut().cluster(&self.host, event);
+    }
+
+    /// The coordinator-load invariant ([`loads`]), once per load.
+    fn coordinator_loaded(
+        &self,
+        _node: i32,
+        partition: i32,
+        runtime: &CoordinatorRuntime,
+        now_ms: i64,
+    ) {
+        let mut inner = self.hub.0.borrow_mut();
+        if inner.violation.is_none()
+            && let Err(v) =
+                loads::check_loaded(now_ms - EPOCH_MS, &self.host, partition, runtime, now_ms)
+        {
+            inner.fail(v);
+        }
     }
 }

@@ -184,6 +184,8 @@ async fn load<N: Net>(node: Rc<Node<N>>, p: i32, _epoch: i32, generation: u64) {
         .any(|e| matches!(e, Effect::Emit(EventKind::CoordinatorLoaded { .. })));
     node.apply(core, effects);
     if loaded {
+        node.events
+            .coordinator_loaded(node.id(), p, &core.runtime, now);
         node.timers_changed.notify_waiters();
     }
 }

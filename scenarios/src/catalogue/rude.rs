@@ -10,7 +10,7 @@
 //! cannot drift apart: both read the same file.
 
 use sim::event::AdminAnswer;
-use sim::faults::{FaultKind, FaultWindow, GroupAdminCall};
+use sim::faults::{FaultKind, FaultWindow, GroupAdminCall, HostRef};
 use sim::spec::{ClassicGroupSpec, ClusterSpec};
 
 use super::check::View;
@@ -26,6 +26,35 @@ pub const SCRIPT: &str = include_str!("../../../conformance/corpus/rude-client.j
 /// `expect`s are what a real Kafka 4.4.0 cluster answered: `regroup drive rude-admin --cluster
 /// real-kafka` holds them against that cluster again (docs/real-kafka.md).
 pub const ADMIN_SCRIPT: &str = include_str!("../../../conformance/real_kafka/rude-admin.jsonl");
+
+/// The rude client's second script: rules no modelled client reaches, each shown by an answer (a
+/// dynamic classic member that does not rejoin in time, a static streams member's rack change, a
+/// heartbeat without a rebalance timeout past the join, a heartbeat below v1 with rack-aware tags
+/// configured, a rejoin with another topology epoch older than the group's); `make_corpus.py`'s
+/// `rude_corners`, held to Kafka 4.4.0 by `regroup conformance`.
+pub const CORNERS_SCRIPT: &str = include_str!("../../../conformance/corpus/rude-corners.jsonl");
+
+/// The group the rude corners' host fault names (its requests name their own groups).
+const CORNERS_GROUP: &str = "rude-corners";
+
+/// The rude client's third script: a member that gives up a standby task and nothing else keeps
+/// its epoch while it still reports the standby (`make_corpus.py`'s `rude_standbys`, held to Kafka
+/// 4.4.0 by `regroup conformance`); one standby replica configured.
+pub const STANDBYS_SCRIPT: &str = include_str!("../../../conformance/corpus/rude-standbys.jsonl");
+
+/// The group the rude standbys' host fault names.
+const STANDBYS_GROUP: &str = "rude-standbys";
+
+/// The rude client's fourth script: three standby replicas over four processes and two stateful
+/// tasks, so every process holds every task (`make_corpus.py`'s `rude_replicas`, held to Kafka
+/// 4.4.0 by `regroup conformance`).
+pub const REPLICAS_SCRIPT: &str = include_str!("../../../conformance/corpus/rude-replicas.jsonl");
+
+/// The group the rude replicas' host fault names.
+const REPLICAS_GROUP: &str = "rude-replicas";
+
+/// The rude corners' streams group, whose coordinator fails over after the script.
+const STREAMS_GROUP: &str = "rude-srack";
 
 /// The group the rude admin's host fault names (CreateTopics names none; any broker forwards it).
 const ADMIN_GROUP: &str = "rude-admin";
@@ -73,6 +102,141 @@ pub fn scenarios() -> Vec<Scenario> {
                 ..Expect::default()
             },
             check: |v| script_check(v, SCRIPT, GROUP, "conformance/corpus/rude-client.jsonl"),
+        },
+        Scenario {
+            name: "rude-corners",
+            description: "a rude client sends the oracle's rude-corners script: a second dynamic \
+                      classic member joins a Stable group whose only member never rejoins (its \
+                      rebalance timeout shorter than its session), a static streams member \
+                      changes its rack, then revokes a task past a heartbeat that carried no \
+                      rebalance timeout, and a member joins with a heartbeat below v1 while \
+                      rack-aware assignment tags are configured, a consumer group takes an \
+                      offsets-only group's id, a member rejoins with an older topology epoch \
+                      than its own: every answer holds what Kafka \
+                      4.4.0's coordinator answers; then the streams group's coordinator crashes \
+                      while a member still revokes, and the next one loads it",
+            default_seed: 1,
+            cluster: || {
+                ClusterSpec::default()
+                    .with_topic("foo", 3)
+                    .with_broker_config("group.streams.rack.aware.assignment.tags", "zone")
+            },
+            faults: Faults::Schedule(|| {
+                vec![
+                    FaultWindow::at(
+                        15_000,
+                        FaultKind::GroupAdmin {
+                            group: CORNERS_GROUP.into(),
+                            call: GroupAdminCall::Scripted {
+                                script: CORNERS_SCRIPT.into(),
+                            },
+                        },
+                    ),
+                    // After the script (about 60 s in), while rude-s1 still revokes a task (until
+                    // its rebalance timeout, about 86 s): the coordinator that takes over loads a
+                    // member in UNREVOKED_TASKS, whose timers `coordinator-load` checks.
+                    FaultWindow::at(
+                        68_000,
+                        FaultKind::Crash {
+                            host: HostRef::coordinator_of(STREAMS_GROUP),
+                        },
+                    )
+                    .lasting(20_000),
+                ]
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 120_000,
+                ..Expect::default()
+            },
+            check: |v| {
+                script_check(
+                    v,
+                    CORNERS_SCRIPT,
+                    CORNERS_GROUP,
+                    "conformance/corpus/rude-corners.jsonl",
+                )
+            },
+        },
+        Scenario {
+            name: "rude-standbys",
+            description: "a rude client sends the oracle's rude-standbys script: with one standby \
+                      replica, a third process joins and a member must give up a standby task \
+                      and nothing else; it keeps its epoch while it still reports the standby, \
+                      and moves on once it reports it gone; a fetch of every offset of a \
+                      16-partition topic lists them in Kafka's map order: every answer holds what Kafka \
+                      4.4.0's coordinator answers",
+            default_seed: 1,
+            cluster: || {
+                ClusterSpec::default()
+                    .with_topic("foo", 3)
+                    .with_topic("rude-sb-changelog", 3)
+                    .with_topic("rude-wide", 16)
+                    .with_broker_config("group.streams.num.standby.replicas", 1)
+            },
+            faults: Faults::Schedule(|| {
+                vec![FaultWindow::at(
+                    15_000,
+                    FaultKind::GroupAdmin {
+                        group: STANDBYS_GROUP.into(),
+                        call: GroupAdminCall::Scripted {
+                            script: STANDBYS_SCRIPT.into(),
+                        },
+                    },
+                )]
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 60_000,
+                ..Expect::default()
+            },
+            check: |v| {
+                script_check(
+                    v,
+                    STANDBYS_SCRIPT,
+                    STANDBYS_GROUP,
+                    "conformance/corpus/rude-standbys.jsonl",
+                )
+            },
+        },
+        Scenario {
+            name: "rude-replicas",
+            description: "a rude client sends the oracle's rude-replicas script: with three \
+                      standby replicas (the maximum raised to three), four processes join a \
+                      group of two stateful tasks, and every process holds every task, active \
+                      or standby: every answer holds what Kafka 4.4.0's coordinator answers",
+            default_seed: 1,
+            cluster: || {
+                ClusterSpec::default()
+                    .with_topic("foo", 2)
+                    .with_topic("rude-rp-changelog", 2)
+                    .with_broker_config("group.streams.max.standby.replicas", 3)
+                    .with_broker_config("group.streams.num.standby.replicas", 3)
+            },
+            faults: Faults::Schedule(|| {
+                vec![FaultWindow::at(
+                    15_000,
+                    FaultKind::GroupAdmin {
+                        group: REPLICAS_GROUP.into(),
+                        call: GroupAdminCall::Scripted {
+                            script: REPLICAS_SCRIPT.into(),
+                        },
+                    },
+                )]
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 45_000,
+                ..Expect::default()
+            },
+            check: |v| {
+                script_check(
+                    v,
+                    REPLICAS_SCRIPT,
+                    REPLICAS_GROUP,
+                    "conformance/corpus/rude-replicas.jsonl",
+                )
+            },
         },
         Scenario {
             name: "rude-admin",

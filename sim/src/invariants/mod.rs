@@ -11,6 +11,7 @@
 //! | 6 | `convergence` | after the final heal, within the stated bound |
 //! | 7 | `coordinator-answers` | answers and committed states Kafka's rules never produce |
 //! | 8 | `partition-state` | every partition change the controller writes, record by record |
+//! | 9 | `coordinator-load` | each coordinator load: the soft state Kafka's `onLoaded` re-creates |
 //!
 //! [`Checker`] keeps what the clients last reported (their member ids, epochs, states and owned
 //! tasks or partitions) and runs the per-event checks; the committed group state comes from
@@ -22,6 +23,7 @@ pub mod commits;
 pub mod convergence;
 pub mod durability;
 pub mod epochs;
+pub mod loads;
 pub mod observed;
 pub mod ownership;
 pub mod partitions;
@@ -46,6 +48,7 @@ pub enum Invariant {
     Convergence,
     CoordinatorAnswers,
     PartitionState,
+    CoordinatorLoad,
     /// Not an invariant of the issue: a host's software failed (a panic or an error return),
     /// which stops the simulation.
     HostFailure,
@@ -70,6 +73,7 @@ impl Invariant {
             Invariant::Convergence => "convergence",
             Invariant::CoordinatorAnswers => "coordinator-answers",
             Invariant::PartitionState => "partition-state",
+            Invariant::CoordinatorLoad => "coordinator-load",
             Invariant::HostFailure => "host-failure",
             Invariant::Expectation => "expectation",
             Invariant::Determinism => "determinism",
