@@ -78,6 +78,7 @@ scenarios! {
     classic_static_member_away => "classic-static-member-away",
     classic_coordinator_failover => "classic-coordinator-failover",
     classic_mixed_static_dynamic => "classic-mixed-static-dynamic",
+    consumer_cold_start => "consumer-cold-start",
     broker_heartbeat_lapse => "broker-heartbeat-lapse",
     broker_controlled_shutdown => "broker-controlled-shutdown",
     broker_restart_epoch => "broker-restart-epoch",

@@ -19,6 +19,7 @@
 pub mod answers;
 pub mod brokers;
 pub mod commits;
+pub mod consumer;
 pub mod convergence;
 pub mod durability;
 pub mod epochs;
