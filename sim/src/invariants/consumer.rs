@@ -7,7 +7,8 @@
 //!   acknowledged its revocation, and the client reports the revocation before it acknowledges,
 //!   so revoke-before-assign makes the old snapshot drop it first;
 //! * monotonic-epochs (2): a consumer group's epoch never decreases, its target assignment epoch
-//!   never passes the group epoch, and a member's epoch never decreases while its record lives;
+//!   never passes the group epoch, and a member's epoch never decreases while its record lives
+//!   (but for a static member's temporary leave, which Kafka records as epoch -2);
 //! * fenced-commit-rejected (3): an accepted commit came from a member of the group, with its
 //!   member epoch, or an older epoch no older than every committed partition's assignment epoch
 //!   (KIP-1251); an epoch below 0 only into an empty group;
@@ -147,6 +148,9 @@ pub fn check_accepted(
     Ok(())
 }
 
+/// The epoch Kafka stores for a static member that left temporarily.
+const LEAVE_GROUP_STATIC_MEMBER_EPOCH: i32 = -2;
+
 fn epoch_violation(at_ms: i64, detail: String) -> Violation {
     Violation::new(Invariant::MonotonicEpochs, at_ms, detail)
 }
@@ -204,6 +208,9 @@ pub fn check_record(
                 .and_then(|g| g.members.get(&key.member_id))
                 && let Some(a) = &m.assignment
                 && v.member_epoch < a.member_epoch
+                // A static member's temporary leave keeps its record with epoch -2
+                // (`consumerGroupStaticMemberGroupLeave`) until its instance id returns.
+                && v.member_epoch != LEAVE_GROUP_STATIC_MEMBER_EPOCH
             {
                 return Err(epoch_violation(
                     at_ms,
