@@ -115,6 +115,7 @@ scenarios! {
     swarm_streams => "swarm-streams",
     swarm_classic_static => "swarm-classic-static",
     swarm_mixed => "swarm-mixed",
+    swarm_consumer => "swarm-consumer",
     bug_fenced_member_rejoins => "bug-fenced-member-rejoins",
     bug_last_member_leaves => "bug-last-member-leaves",
     bug_commit_across_epoch_bump => "bug-commit-across-epoch-bump",

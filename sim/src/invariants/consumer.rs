@@ -22,7 +22,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use coordinator::Record;
 use members::observer::TopicPartition;
 
-use super::{ClientState, Invariant, Violation};
+use super::convergence::NotConverged;
+use super::{Checker, ClientState, Invariant, Violation};
 use crate::consumer_model::{ConsumerGroup, IdPartition};
 use crate::model::{CommitWrite, Model};
 
@@ -309,10 +310,252 @@ pub fn converged(
     Ok(g.epoch)
 }
 
+/// The kind of a consumer group whose missing members all died of UNRELEASED_INSTANCE_ID (static
+/// members whose epoch-0 join found their instance id still held: by their own earlier
+/// incarnation that crashed without leaving with epoch -2, or by themselves when the answer to
+/// their first join was lost), while the rest of the group converged (docs/findings.md, "A static
+/// consumer's rejoin before its session ends is fatal").
+pub const CONSUMER_STATIC_MEMBER_UNRELEASED: &str = "consumer-static-member-unreleased-instance-id";
+
+/// Convergence when a consumer group has fewer live members than expected: if exactly the missing
+/// ones died of UNRELEASED_INSTANCE_ID (their instance id held by no live client) and the others
+/// converged, the failure has the kind [`CONSUMER_STATIC_MEMBER_UNRELEASED`]; otherwise nothing is
+/// decided here.
+pub fn check_unreleased_deaths(
+    group: &str,
+    required: &[String],
+    members: usize,
+    model: &Model,
+    checker: &Checker,
+    clients: &[(&String, &ClientState)],
+    topic_partitions: &BTreeMap<String, i32>,
+) -> Result<(), NotConverged> {
+    let held: BTreeSet<&str> = clients
+        .iter()
+        .filter_map(|(_, c)| c.instance_id.as_deref())
+        .collect();
+    let dead: Vec<&String> = checker
+        .clients
+        .iter()
+        .filter(|(_, c)| c.group == group && c.stopped && c.died_unreleased_instance)
+        .filter(|(_, c)| c.instance_id.as_deref().is_some_and(|i| !held.contains(i)))
+        .map(|(name, _)| name)
+        .collect();
+    if dead.is_empty() || clients.len() + dead.len() != members {
+        return Ok(());
+    }
+    // Every member died: the coordinator must have let go of them all.
+    let epoch = if clients.is_empty() {
+        match empty(group, model) {
+            (0, epoch) => epoch,
+            (n, _) => {
+                return Err(format!(
+                    "group {group}: {n} members left at the coordinator after every consumer died"
+                )
+                .into());
+            }
+        }
+    } else {
+        converged(group, required, model, clients, topic_partitions)?
+    };
+    Err(NotConverged {
+        detail: format!(
+            "group {group}: {dead:?} died of UNRELEASED_INSTANCE_ID (a static member's epoch-0 \
+             join while its instance id was still held); the other {} members converged at \
+             epoch {epoch}",
+            clients.len()
+        ),
+        kind: Some(CONSUMER_STATIC_MEMBER_UNRELEASED),
+    })
+}
+
 /// The epoch of a consumer group that must have no member left (-1 if it does not exist).
 pub fn empty(group: &str, model: &Model) -> (usize, i32) {
     match model.consumer.get(group).filter(|g| g.exists) {
         Some(g) => (g.live_members().count(), g.epoch),
         None => (0, -1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use coordinator::records::consumer::{
+        ConsumerGroupCurrentMemberAssignmentValue, ConsumerGroupKey,
+        ConsumerGroupMemberMetadataValue, ConsumerGroupMetadataValue, ConsumerMemberKey,
+        CurrentTopicPartitions,
+    };
+    use uuid::Uuid;
+
+    use super::*;
+
+    fn orders() -> Uuid {
+        Uuid::from_u128(7)
+    }
+
+    fn key(member: &str) -> ConsumerMemberKey {
+        ConsumerMemberKey {
+            group_id: "g".into(),
+            member_id: member.into(),
+        }
+    }
+
+    fn subscribe(member: &str) -> Record {
+        Record::ConsumerGroupMemberMetadata {
+            key: key(member),
+            value: Some(ConsumerGroupMemberMetadataValue {
+                instance_id: None,
+                rack_id: None,
+                client_id: "c".into(),
+                client_host: "/h".into(),
+                subscribed_topic_names: vec!["orders".into()],
+                subscribed_topic_regex: None,
+                rebalance_timeout_ms: 1000,
+                server_assignor: None,
+                classic_member_metadata: None,
+            }),
+        }
+    }
+
+    /// `member` at `epoch` holding orders partitions with their assignment epochs.
+    fn assignment(member: &str, epoch: i32, parts: &[(i32, i32)]) -> Record {
+        Record::ConsumerGroupCurrentMemberAssignment {
+            key: key(member),
+            value: Some(ConsumerGroupCurrentMemberAssignmentValue {
+                member_epoch: epoch,
+                previous_member_epoch: epoch - 1,
+                state: 0,
+                assigned_partitions: vec![CurrentTopicPartitions {
+                    topic_id: orders(),
+                    partitions: parts.iter().map(|(p, _)| *p).collect(),
+                    assignment_epochs: Some(parts.iter().map(|(_, e)| *e).collect()),
+                }],
+                partitions_pending_revocation: vec![],
+            }),
+        }
+    }
+
+    fn model(records: &[Record]) -> Model {
+        let mut m = Model::default();
+        m.topic_names.insert(orders(), "orders".into());
+        for (i, r) in records.iter().enumerate() {
+            m.apply(0, i as i64, i as i64, r, 0);
+        }
+        m
+    }
+
+    fn write(batch: i64) -> CommitWrite {
+        CommitWrite {
+            partition: 0,
+            batch,
+            offsets: vec![],
+            claimed: false,
+            seen_ms: 0,
+        }
+    }
+
+    fn commit(m: &Model, member: &str, epoch: i32, partition: i32) -> Result<(), Violation> {
+        let offsets = [(TopicPartition::new("orders", partition), 10)];
+        check_accepted(1, "commit", "g", member, epoch, &offsets, &write(100), m)
+    }
+
+    #[test]
+    fn commits_follow_kip_1251() {
+        // A at epoch 5 holds orders-0 since epoch 3 and orders-1 since epoch 5.
+        let m = model(&[subscribe("A"), assignment("A", 5, &[(0, 3), (1, 5)])]);
+        assert!(commit(&m, "A", 5, 1).is_ok(), "its own epoch");
+        assert!(
+            commit(&m, "A", 4, 0).is_ok(),
+            "older, but not older than orders-0's"
+        );
+        let stale = commit(&m, "A", 4, 1).unwrap_err();
+        assert_eq!(stale.invariant, Invariant::FencedCommitRejected);
+        assert!(
+            stale.detail.contains("assigned to it at epoch 5"),
+            "{}",
+            stale.detail
+        );
+        assert!(
+            commit(&m, "A", 4, 2)
+                .unwrap_err()
+                .detail
+                .contains("not assigned")
+        );
+        assert!(commit(&m, "A", 6, 0).unwrap_err().detail.contains("newer"));
+        assert!(
+            commit(&m, "B", 5, 0)
+                .unwrap_err()
+                .detail
+                .contains("not a member")
+        );
+    }
+
+    #[test]
+    fn epochs_may_not_go_back_but_a_static_leave_may_write_minus_two() {
+        let m = model(&[
+            Record::ConsumerGroupMetadata {
+                key: ConsumerGroupKey {
+                    group_id: "g".into(),
+                },
+                value: Some(ConsumerGroupMetadataValue {
+                    epoch: 5,
+                    metadata_hash: 0,
+                }),
+            },
+            subscribe("A"),
+            assignment("A", 5, &[(0, 5)]),
+        ]);
+        let back = Record::ConsumerGroupMetadata {
+            key: ConsumerGroupKey {
+                group_id: "g".into(),
+            },
+            value: Some(ConsumerGroupMetadataValue {
+                epoch: 4,
+                metadata_hash: 0,
+            }),
+        };
+        assert_eq!(
+            check_record(1, 9, &back, &m).unwrap_err().invariant,
+            Invariant::MonotonicEpochs
+        );
+        assert!(check_record(1, 9, &assignment("A", 4, &[(0, 4)]), &m).is_err());
+        assert!(check_record(1, 9, &assignment("A", -2, &[(0, 5)]), &m).is_ok());
+        assert!(check_record(1, 9, &assignment("A", 6, &[(0, 5)]), &m).is_ok());
+    }
+
+    #[test]
+    fn an_owner_is_still_one_while_the_records_give_it_the_partition() {
+        let m = model(&[subscribe("A"), assignment("A", 5, &[(0, 3)])]);
+        let mut old = ClientState {
+            host: "h".into(),
+            kind: members::observer::ClientKind::AsyncConsumer,
+            group: "g".into(),
+            instance_id: None,
+            process_id: String::new(),
+            member_id: "A".into(),
+            epoch: 5,
+            state: "STABLE",
+            owned_epoch: 5,
+            active: BTreeSet::new(),
+            standby: BTreeSet::new(),
+            stopped: false,
+            last_fetch_sent_ms: None,
+            delivered: None,
+            heartbeats_unanswered_since_delivery: 0,
+            last_join_sent_ms: None,
+            id_join_sent_ms: None,
+            id_generation_uncommitted: None,
+            last_join_broker: None,
+            epoch_broker: None,
+            fenced_after_coordinator_move: false,
+            in_flight: BTreeMap::new(),
+            session_renewed: None,
+            synced: None,
+            left: BTreeSet::new(),
+            died_unreleased_instance: false,
+        };
+        assert!(still_owner("g", "orders-0", &old, &m).is_some());
+        assert!(still_owner("g", "orders-1", &old, &m).is_none());
+        old.member_id = "gone".into();
+        assert!(still_owner("g", "orders-0", &old, &m).is_none());
     }
 }

@@ -194,6 +194,24 @@ pub fn check(
                 });
             }
         }
+        if let Expectation::Consumer {
+            group,
+            required,
+            members,
+            ..
+        } = e
+            && clients.len() < *members
+        {
+            super::consumer::check_unreleased_deaths(
+                group,
+                required,
+                *members,
+                model,
+                checker,
+                &clients,
+                topic_partitions,
+            )?;
+        }
         if clients.len() != e.members() {
             return Err(format!(
                 "group {}: {} of {} members are running",

@@ -165,6 +165,9 @@ pub struct ClientState {
     pub synced: Option<(String, i32)>,
     /// Classic: member ids it sent a LeaveGroup for.
     pub left: BTreeSet<String>,
+    /// Consumer protocol: the client died of UNRELEASED_INSTANCE_ID
+    /// ([`consumer::CONSUMER_STATIC_MEMBER_UNRELEASED`]).
+    pub died_unreleased_instance: bool,
 }
 
 /// The per-event checks and the state they need.
@@ -271,6 +274,7 @@ impl Checker {
                 session_renewed: None,
                 synced: None,
                 left: BTreeSet::new(),
+                died_unreleased_instance: false,
             });
         if state.stopped && !matches!(kind, ClientEvent::Stopped { .. }) {
             // A new incarnation of a restarted process (same client name).
@@ -287,6 +291,7 @@ impl Checker {
             state.last_join_broker = None;
             state.epoch_broker = None;
             state.fenced_after_coordinator_move = false;
+            state.died_unreleased_instance = false;
             state.in_flight.clear();
         }
         if state.member_id != member_id && !member_id.is_empty() {
@@ -331,6 +336,12 @@ impl Checker {
                     model,
                     &self.coordinator_loaded_ms,
                 );
+            }
+            ClientEvent::Fatal {
+                error: Some(ErrorCode::UnreleasedInstanceId),
+                ..
+            } if client.kind == ClientKind::AsyncConsumer => {
+                state.died_unreleased_instance = true;
             }
             ClientEvent::AssignmentReceived {
                 active, standby, ..
