@@ -87,17 +87,17 @@ static CLASSIC_GOALS: LazyLock<Vec<Goal>> =
     LazyLock::new(|| [FAULTS, CLUSTER, CLASSIC_STATIC, CLASSIC_RARE].concat());
 /// A consumer-protocol group: fenced members (session expiry, zombies) and refused commits.
 const CONSUMER: &[Goal] = &[Goal::Answered(ErrorCode::FencedMemberEpoch)];
-/// The faults `swarm-consumer` draws: every kind but the admin probe (DescribeGroups describes
-/// classic groups).
+/// The goals of `swarm-consumer`: every fault but the admin probe (DescribeGroups describes classic
+/// groups), the cluster's goals but the coordinator moving during a rebalance (judged on the streams
+/// and classic group states), and a fenced consumer.
 static CONSUMER_GOALS: LazyLock<Vec<Goal>> = LazyLock::new(|| {
     let faults = FAULTS
         .iter()
-        .filter(|g| **g != Goal::FaultInjected("group-admin"))
-        .copied();
-    faults
-        .chain(CLUSTER.iter().copied())
-        .chain(CONSUMER.iter().copied())
-        .collect()
+        .filter(|g| **g != Goal::FaultInjected("group-admin"));
+    let cluster = CLUSTER
+        .iter()
+        .filter(|g| **g != Goal::CoordinatorMovedDuringRebalance);
+    faults.chain(cluster).chain(CONSUMER).copied().collect()
 });
 static MIXED_GOALS: LazyLock<Vec<Goal>> =
     LazyLock::new(|| [FAULTS, CLUSTER, STREAMS, CLASSIC_STATIC].concat());
