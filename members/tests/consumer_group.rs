@@ -188,3 +188,72 @@ async fn a_static_member_closes_with_epoch_minus_two_and_returns_to_its_partitio
         })
         .await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_consumer_past_its_poll_timeout_leaves_goes_stale_and_rejoins_when_it_polls_again() {
+    LocalSet::new()
+        .run_until(async {
+            let fabric = Fabric::new(1_700_000_000_000);
+            let broker = TestBroker::start(
+                fabric.host("broker-0"),
+                BROKER,
+                ShardConfig::default(),
+                topics(&[("orders", 4)]),
+            )
+            .await;
+            let log = EventLog::new();
+            let mut rng = ChaCha8Rng::seed_from_u64(11);
+            let config = |i: usize| {
+                let mut c = AsyncConsumerConfig::new(GROUP, format!("c-{i}"), &["orders"]);
+                c.max_poll_interval_ms = 10_000;
+                c
+            };
+            let consumers: Vec<AsyncConsumer> = (0..2)
+                .map(|i| start(&fabric, &format!("c{i}"), config(i), &mut rng, &log))
+                .collect();
+            tokio::time::sleep(Duration::from_secs(20)).await;
+            let member_id = consumers[1].member_id().to_string();
+            let epoch = group_epoch(&broker);
+            consumers[1].stall_poll(true);
+            tokio::time::sleep(Duration::from_secs(15)).await;
+            // Past max.poll.interval.ms the background thread left (-1) and the member is STALE;
+            // the other consumer took every partition.
+            assert!(heartbeat_epochs(&broker).contains(&-1));
+            let states: Vec<&str> = log
+                .events()
+                .iter()
+                .filter(|e| e.client.name == "c1")
+                .filter_map(|e| match e.kind {
+                    EventKind::StateChanged { to, .. } => Some(to),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(states.last(), Some(&"STALE"), "{states:?}");
+            assert_eq!(owned(&log.events())["c0"].len(), 4);
+            assert!(group_epoch(&broker) > epoch);
+            // The next poll rejoins with epoch 0 and the same member id; the lost partitions are
+            // dropped first and the group is balanced again.
+            consumers[1].stall_poll(false);
+            tokio::time::sleep(Duration::from_secs(15)).await;
+            let events = log.events();
+            let after = owned(&events);
+            assert_eq!((after["c0"].len(), after["c1"].len()), (2, 2), "{after:?}");
+            let c1: Vec<&Event> = events.iter().filter(|e| e.client.name == "c1").collect();
+            assert!(c1.iter().all(|e| e.member_id == member_id));
+            assert!(
+                c1.iter()
+                    .any(|e| matches!(e.kind, EventKind::PartitionsLost { .. }))
+            );
+            assert!(c1.iter().any(|e| matches!(
+                e.kind,
+                EventKind::StateChanged {
+                    from: "STALE",
+                    to: "JOINING"
+                }
+            )));
+            for c in consumers {
+                c.close().await;
+            }
+        })
+        .await;
+}

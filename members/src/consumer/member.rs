@@ -44,6 +44,8 @@ enum Control {
     Close(LeaveOperation),
     /// Stop (true) or resume (false) heartbeating while consuming and committing go on.
     StallHeartbeats(bool),
+    /// The application stops (true) or resumes (false) calling `poll()`.
+    StallPoll(bool),
 }
 
 enum Msg {
@@ -120,6 +122,8 @@ enum AfterLost {
     Rejoin,
     /// Fatal error: stop.
     Fatal,
+    /// The member left for an expired poll timer and is STALE (its assignment already cleared).
+    Stale,
 }
 
 /// Work of the application thread, one at a time.
@@ -174,6 +178,10 @@ struct Member<N: Net> {
     last_epoch: i32,
     heartbeats_stalled: bool,
     same_ms_sends: (i64, u32),
+    /// The application thread does not call `poll()` ([`AsyncConsumer::stall_poll`]).
+    poll_stalled: bool,
+    /// When the poll timer expires (`max.poll.interval.ms` after the last poll).
+    poll_deadline_ms: i64,
 }
 
 /// A running consumer-protocol consumer. Runs as a local task (`spawn_local`): start it inside a
@@ -266,6 +274,14 @@ impl AsyncConsumer {
         let _ = self.control.send(Control::StallHeartbeats(stalled));
     }
 
+    /// The application stops (true) or resumes (false) calling `poll()`: its callbacks, commits and
+    /// consumption stop while the background thread heartbeats; past `max.poll.interval.ms` the
+    /// member leaves the group and goes STALE (`transitionToSendingLeaveGroup(true)`), and the next
+    /// poll rejoins it (`maybeRejoinStaleMember`).
+    pub fn stall_poll(&self, stalled: bool) {
+        let _ = self.control.send(Control::StallPoll(stalled));
+    }
+
     /// Waits until the consumer stopped on its own (fatal error).
     pub async fn wait(mut self) {
         if let Some(h) = self.handle.take() {
@@ -355,6 +371,8 @@ impl<N: Net> Member<N> {
             last_epoch: 0,
             heartbeats_stalled: false,
             same_ms_sends: (0, 0),
+            poll_stalled: false,
+            poll_deadline_ms: now + i64::from(config.max_poll_interval_ms),
             emitter,
             config: Rc::new(config),
         }
@@ -375,10 +393,15 @@ impl<N: Net> Member<N> {
 
     fn poll(&mut self, now: i64) {
         self.children.retain(|h| !h.is_finished());
+        if !self.poll_stalled {
+            // The application polls continuously: the poll timer restarts.
+            self.poll_deadline_ms = now + i64::from(self.config.max_poll_interval_ms);
+        }
         self.poll_coordinator(now);
         self.poll_metadata(now);
         self.poll_heartbeat(now);
-        if self.exit {
+        if self.exit || self.poll_stalled {
+            // A stuck application thread runs no callbacks, commits or fetches.
             return;
         }
         self.poll_jobs(now);
@@ -447,8 +470,24 @@ impl<N: Net> Member<N> {
         if self.heartbeats_stalled || self.heartbeat_throttled(now) {
             return;
         }
+        // `AbstractHeartbeatRequestManager.poll`: the poll timer expired, so leave at once.
+        if self.poll_stalled
+            && now >= self.poll_deadline_ms
+            && self.membership.leave_on_expired_poll_timer()
+        {
+            let mut rng = self.rng.borrow_mut();
+            self.hb.reset(&mut *rng);
+        }
         if self.should_heartbeat_before_interval_expires() || self.hb.can_send_request(now) {
             self.send_heartbeat(now);
+            if self.membership.state() == MemberState::Stale {
+                // `transitionToStale`: `onPartitionsLost` runs on the application thread.
+                let until_ms = now + self.config.lost_latency_ms as i64;
+                self.queued.push_back(Job::Lose {
+                    until_ms,
+                    then: AfterLost::Stale,
+                });
+            }
         }
     }
 
@@ -613,6 +652,7 @@ impl<N: Net> Member<N> {
                         self.membership.on_fatal_partitions_lost();
                         self.exit = true;
                     }
+                    AfterLost::Stale => {}
                 }
                 self.sync_events();
                 true
@@ -1352,6 +1392,15 @@ impl<N: Net> Member<N> {
         if let Some(d) = self.leave_deadline_ms {
             at(d);
         }
+        if self.poll_stalled
+            && !self.membership.should_skip_heartbeat()
+            && !matches!(
+                self.membership.state(),
+                MemberState::PrepareLeaving | MemberState::Leaving
+            )
+        {
+            at(self.poll_deadline_ms);
+        }
         wake.max(now)
     }
 }
@@ -1396,6 +1445,18 @@ impl<N: Net> Model for Member<N> {
     fn on_control(&mut self, control: Control) {
         match control {
             Control::StallHeartbeats(stalled) => self.heartbeats_stalled = stalled,
+            Control::StallPoll(stalled) => {
+                let now = self.now();
+                if !stalled && self.poll_stalled {
+                    // `resetPollTimer`: an expired timer rejoins a STALE member.
+                    if now >= self.poll_deadline_ms {
+                        self.membership.maybe_rejoin_stale_member();
+                        self.sync_events();
+                    }
+                    self.poll_deadline_ms = now + i64::from(self.config.max_poll_interval_ms);
+                }
+                self.poll_stalled = stalled;
+            }
             Control::Close(op) => {
                 self.close_requested.get_or_insert(op);
             }

@@ -119,6 +119,8 @@ pub struct Membership {
     reconciliation_in_progress: bool,
     rejoined_while_reconciliation_in_progress: bool,
     leave_operation: LeaveOperation,
+    /// The application missed `max.poll.interval.ms` and the member left for it (`isPollTimerExpired`).
+    poll_timer_expired: bool,
     sent: SentFields,
     heartbeat_interval_ms: i32,
     transitions: Vec<Transition>,
@@ -139,6 +141,7 @@ impl Membership {
             reconciliation_in_progress: false,
             rejoined_while_reconciliation_in_progress: false,
             leave_operation: LeaveOperation::Default,
+            poll_timer_expired: false,
             sent: SentFields::default(),
             heartbeat_interval_ms: 0,
             transitions: Vec::new(),
@@ -269,8 +272,42 @@ impl Membership {
                     self.transition_to(MemberState::Reconciling);
                 }
             }
+            // A leave for an expired poll timer ends STALE (`transitionToStale`): the member
+            // then drops its partitions (`onPartitionsLost`) and waits for the next poll.
+            MemberState::Leaving if self.poll_timer_expired => {
+                self.transition_to(MemberState::Stale);
+                self.clear_assignment();
+            }
             MemberState::Leaving => self.transition_to(MemberState::Unsubscribed),
             _ => {}
+        }
+    }
+
+    /// The application did not poll within `max.poll.interval.ms`
+    /// (`transitionToSendingLeaveGroup(true)`): leave (epoch -1, or -2 for a static member) without
+    /// releasing the assignment first. Returns false if there is nothing to leave.
+    pub fn leave_on_expired_poll_timer(&mut self) -> bool {
+        if self.should_skip_heartbeat()
+            || matches!(
+                self.state,
+                MemberState::PrepareLeaving | MemberState::Leaving
+            )
+        {
+            return false;
+        }
+        self.poll_timer_expired = true;
+        self.transition_to(MemberState::PrepareLeaving);
+        self.finalize_leaving();
+        self.transition_to(MemberState::Leaving);
+        true
+    }
+
+    /// The application polled again after its poll timer expired (`maybeRejoinStaleMember`): a
+    /// STALE member joins again with epoch 0.
+    pub fn maybe_rejoin_stale_member(&mut self) {
+        self.poll_timer_expired = false;
+        if self.state == MemberState::Stale {
+            self.transition_to_joining();
         }
     }
 
@@ -861,6 +898,46 @@ mod tests {
         m.build_heartbeat(&sub());
         m.on_heartbeat_request_generated();
         assert_eq!(m.state(), Stable);
+    }
+
+    #[test]
+    fn an_expired_poll_timer_leaves_goes_stale_and_rejoins_on_the_next_poll() {
+        for (instance, epoch) in [(None, -1), (Some("i"), -2)] {
+            let mut m = Membership::new("g", "m", instance);
+            m.subscribe();
+            m.build_heartbeat(&sub());
+            m.on_heartbeat_request_generated();
+            m.on_heartbeat_success(&response(3, Some(&[(foo(), &[0])])));
+            let mut owned = BTreeSet::new();
+            reconcile(&mut m, &mut owned);
+            m.build_heartbeat(&sub());
+            m.on_heartbeat_request_generated();
+            m.take_transitions();
+            assert!(m.leave_on_expired_poll_timer());
+            assert!(!m.leave_on_expired_poll_timer(), "once");
+            let leave = m.build_heartbeat(&sub());
+            assert_eq!(leave.member_epoch, epoch);
+            m.on_heartbeat_request_generated();
+            assert_eq!(m.state(), Stale);
+            assert!(m.should_skip_heartbeat());
+            assert!(m.current_assignment().is_none());
+            m.maybe_rejoin_stale_member();
+            assert_eq!((m.state(), m.member_epoch()), (Joining, 0));
+            let states: Vec<(MemberState, MemberState)> = m
+                .take_transitions()
+                .iter()
+                .map(|t| (t.from, t.to))
+                .collect();
+            assert_eq!(
+                states,
+                vec![
+                    (Stable, PrepareLeaving),
+                    (PrepareLeaving, Leaving),
+                    (Leaving, Stale),
+                    (Stale, Joining)
+                ]
+            );
+        }
     }
 
     #[test]
