@@ -2,10 +2,10 @@
 //! judged against the committed consumer-group records ([`crate::consumer_model`]):
 //!
 //! * exclusive-active-ownership (1): a partition a consumer just acquired may not still be held by
-//!   another live consumer that the committed records list as a member holding it (assigned or
-//!   pending revocation). Kafka hands a partition to a new owner only after the old owner
-//!   acknowledged its revocation, and the client reports the revocation before it acknowledges,
-//!   so revoke-before-assign makes the old snapshot drop it first;
+//!   another live consumer that the committed records still list as a member. Kafka hands a
+//!   partition to a new owner only after the old owner acknowledged its revocation, and the client
+//!   reports the revocation before it acknowledges, so revoke-before-assign makes the old snapshot
+//!   drop it first; a removed (fenced) holder is a zombie whose commits the coordinator refuses;
 //! * monotonic-epochs (2): a consumer group's epoch never decreases, its target assignment epoch
 //!   never passes the group epoch, and a member's epoch never decreases while its record lives
 //!   (but for a static member's temporary leave, which Kafka records as epoch -2);
@@ -44,28 +44,28 @@ fn name_of(model: &Model, (id, p): &IdPartition) -> String {
     }
 }
 
-/// Exclusive ownership: why `old` (a consumer-protocol client holding `item`) still owns it per
-/// the committed records, if it does.
+/// Exclusive ownership: why `old` (a consumer-protocol client still holding `item`) still owns it
+/// per the committed records, if it does. As for streams members, membership decides: a member the
+/// coordinator still has keeps what it holds until it reports it revoked (its acknowledgement), so
+/// the coordinator may not have given `item` away meanwhile, whether or not its records still list
+/// `item` for it (a client that acknowledged without revoking is caught here too).
 pub fn still_owner(group: &str, item: &str, old: &ClientState, model: &Model) -> Option<String> {
     let g = model.consumer.get(group)?;
     let m = g
         .members
         .get(&old.member_id)
         .filter(|m| m.metadata.is_some())?;
-    let epochs = m.partition_epochs();
-    let held = match item_partition(item).and_then(|tp| id_of(model, &tp)) {
-        Some(p) => epochs.contains_key(&p),
-        // The topic's id is not known yet: membership alone decides.
-        None => true,
+    let listed = match item_partition(item).and_then(|tp| id_of(model, &tp)) {
+        Some(p) if m.partition_epochs().contains_key(&p) => "its records still give it",
+        Some(_) => "its records no longer give it",
+        None => "the topic's id is unknown to the harness",
     };
-    held.then(|| {
-        format!(
-            "the coordinator still has {} as a member at epoch {} holding {item} (group epoch {})",
-            old.member_id,
-            m.epoch(),
-            g.epoch
-        )
-    })
+    Some(format!(
+        "the coordinator still has {} as a member at epoch {} (group epoch {}; {listed} {item})",
+        old.member_id,
+        m.epoch(),
+        g.epoch
+    ))
 }
 
 /// `topic-p` back to a partition.
@@ -553,8 +553,14 @@ mod tests {
             left: BTreeSet::new(),
             died_unreleased_instance: false,
         };
-        assert!(still_owner("g", "orders-0", &old, &m).is_some());
-        assert!(still_owner("g", "orders-1", &old, &m).is_none());
+        let held = still_owner("g", "orders-0", &old, &m).unwrap();
+        assert!(
+            held.contains("its records still give it orders-0"),
+            "{held}"
+        );
+        // Still a member: whatever its records say, it had not acknowledged a revocation.
+        let unlisted = still_owner("g", "orders-1", &old, &m).unwrap();
+        assert!(unlisted.contains("no longer give it"), "{unlisted}");
         old.member_id = "gone".into();
         assert!(still_owner("g", "orders-0", &old, &m).is_none());
     }
