@@ -31,8 +31,8 @@ cargo build --quiet --release -p scenarios --bin regroup
 regroup="${CARGO_TARGET_DIR:-target}/release/regroup"
 started=$(date +%s)
 status=0
-for scenario in swarm-streams swarm-classic-static swarm-mixed; do
+for scenario in swarm-streams swarm-classic-static swarm-mixed swarm-consumer; do
   "$regroup" sweep "$scenario" --seeds "$seeds" --out target/sweep-failures "${flags[@]}" || status=1
 done
-echo "sweep: seeds $seeds of 3 swarm scenarios in $(( $(date +%s) - started )) s"
+echo "sweep: seeds $seeds of 4 swarm scenarios in $(( $(date +%s) - started )) s"
 exit $status

@@ -3,6 +3,7 @@
 //! * [`streams::StreamsProcess`]: a Kafka Streams process (one process id, N member threads) using
 //!   the streams rebalance protocol (KIP-1071) as Kafka Streams 4.4 does.
 //! * [`classic::Consumer`]: a classic-protocol consumer, static (KIP-345) or dynamic.
+//! * [`consumer::AsyncConsumer`]: a consumer-protocol consumer (KIP-848), static or dynamic.
 //! * [`admin::Admin`]: describe groups, remove static members, delete groups.
 //! * [`conn::KafkaClient`]: the connections underneath (ApiVersions, correlation ids, request
 //!   timeouts, reconnect backoff).
@@ -16,6 +17,7 @@ pub mod admin;
 pub mod backoff;
 pub mod classic;
 pub mod conn;
+pub mod consumer;
 pub mod coordinator;
 mod event_loop;
 pub mod ids;

@@ -66,6 +66,8 @@ pub enum ClientKind {
     Admin,
     /// A bare connection client (`KafkaClient::standalone`).
     Raw,
+    /// A consumer-protocol (KIP-848) consumer: Kafka's `AsyncKafkaConsumer`.
+    AsyncConsumer,
 }
 
 /// The client an event comes from. `name` is unique per client instance in a run (for a streams

@@ -1,4 +1,4 @@
-//! A bounded sweep as a test: the three swarm scenarios over their first seeds, each run passed or
+//! A bounded sweep as a test: the swarm scenarios over their first seeds, each run passed or
 //! only a documented Kafka 4.4.0 behaviour. This is the "bounded sweep" part of the mutation test
 //! command (`.cargo/mutants.toml`): the catalogue runs each scenario at one seed, this adds the swarm's
 //! fault mixes. It is ignored by `cargo test` because CI sweeps the same scenarios over 200 seeds
@@ -46,4 +46,10 @@ fn swarm_classic_static() {
 #[ignore = "CI sweeps these scenarios over 200 seeds in release (.ci/steps/sweep.sh)"]
 fn swarm_mixed() {
     gate("swarm-mixed");
+}
+
+#[test]
+#[ignore = "CI sweeps these scenarios over 200 seeds in release (.ci/steps/sweep.sh)"]
+fn swarm_consumer() {
+    gate("swarm-consumer");
 }

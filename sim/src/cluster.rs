@@ -19,6 +19,7 @@ use coordinator::controller::{
 };
 use coordinator::rpc::RpcClient;
 use members::classic::{Consumer, ConsumerConfig};
+use members::consumer::{AsyncConsumer, AsyncConsumerConfig};
 use members::streams::{StateDirectory, StreamsConfig, StreamsProcess};
 use protocol::messages::create_topics_request::CreatableTopic;
 use protocol::messages::{CreateTopicsRequest, StrBytes, TopicName};
@@ -35,7 +36,7 @@ use crate::faults::GroupAdminCall;
 use crate::hub::Hub;
 use crate::net::{EPOCH_MS, TurmoilNet};
 use crate::seed;
-use crate::spec::{ClassicGroupSpec, ClusterSpec, StreamsAppSpec};
+use crate::spec::{ClassicGroupSpec, ClusterSpec, ConsumerGroupSpec, StreamsAppSpec};
 use members::observer::TopicPartition;
 
 /// The controller's host name.
@@ -266,6 +267,11 @@ impl Cluster {
                 cluster.add_classic_process(group, i);
             }
         }
+        for group in &spec.consumer_groups {
+            for i in 0..group.processes {
+                cluster.add_consumer_process(group, i);
+            }
+        }
         Ok(cluster)
     }
 
@@ -418,6 +424,34 @@ impl Cluster {
         );
     }
 
+    fn add_consumer_process(&mut self, group: &ConsumerGroupSpec, index: usize) {
+        let host = process_host(&group.group_id, index);
+        let control = ProcessControl::default();
+        let configs = async_consumer_configs(group, index, &host);
+        let dormant = group.dormant.contains(&index);
+        let ctx = ProcessContext::new(
+            &host,
+            self.seed,
+            self.ready.clone(),
+            self.hub.clone(),
+            control.clone(),
+            self.bootstrap(),
+        );
+        self.sim.host(host.as_str(), move || {
+            run_consumer_host(TurmoilNet::new(), ctx.clone(), configs.clone(), dormant)
+        });
+        self.hosts.push(host.clone());
+        self.processes.insert(
+            host.clone(),
+            ProcessInfo {
+                host,
+                group: group.group_id.clone(),
+                index,
+                control,
+            },
+        );
+    }
+
     /// The controller's view of the topics' partition counts (empty while it is down).
     pub fn topic_partitions(&self) -> BTreeMap<String, i32> {
         match self.controller.borrow().as_ref() {
@@ -503,6 +537,38 @@ pub fn consumer_configs(group: &ClassicGroupSpec, index: usize, host: &str) -> V
             c.auto_commit_interval_ms = group.auto_commit_interval_ms;
             c.request_timeout_ms = group.request_timeout_ms;
             c.default_api_timeout_ms = group.request_timeout_ms * 2;
+            c
+        })
+        .collect()
+}
+
+/// The consumers' configurations of process `index` (host `host`) of consumer group `group`.
+pub fn async_consumer_configs(
+    group: &ConsumerGroupSpec,
+    index: usize,
+    host: &str,
+) -> Vec<AsyncConsumerConfig> {
+    (0..group.consumers_per_process)
+        .map(|n| {
+            let topics: Vec<&str> = group.topics.iter().map(String::as_str).collect();
+            let mut c = AsyncConsumerConfig::new(
+                group.group_id.clone(),
+                format!("{host}-consumer-{n}"),
+                &topics,
+            );
+            if let Some(id) = group.instance_id(index, n) {
+                c = c.with_instance_id(id);
+            }
+            if let Some(a) = &group.server_assignor {
+                c = c.with_server_assignor(a.clone());
+            }
+            c.max_poll_interval_ms = group.max_poll_interval_ms;
+            c.auto_commit_interval_ms = group.auto_commit_interval_ms;
+            c.request_timeout_ms = group.request_timeout_ms;
+            c.default_api_timeout_ms = group.request_timeout_ms * 2;
+            if let Some(ms) = group.revocation_latency_ms.get(&index) {
+                c.revocation_latency_ms = *ms;
+            }
             c
         })
         .collect()
@@ -636,6 +702,70 @@ pub async fn run_classic_host<N: Net>(
                     }
                 }
                 ProcessCommand::ShutdownApplication => {}
+            }
+        }
+        ctx.control.notify.notified().await;
+    }
+}
+
+/// The software of a consumer-protocol consumer process host, one incarnation (see
+/// [`run_streams_host`]).
+pub async fn run_consumer_host<N: Net>(
+    net: N,
+    ctx: ProcessContext,
+    configs: Vec<AsyncConsumerConfig>,
+    dormant: bool,
+) -> HostResult {
+    ctx.wait_ready().await;
+    let observer = ctx.hub.client_observer(&ctx.host);
+    let start = |ctx: &ProcessContext| {
+        let mut rng = ctx.next_incarnation();
+        configs
+            .iter()
+            .enumerate()
+            .map(|(n, c)| {
+                AsyncConsumer::start(
+                    net.clone(),
+                    ctx.bootstrap.clone(),
+                    c.clone(),
+                    &format!("{}/consumer-{n}", ctx.host),
+                    &mut rng,
+                    observer.clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut consumers = (!dormant || ctx.incarnations.get() > 0).then(|| start(&ctx));
+    loop {
+        for cmd in ctx.control.drain() {
+            match cmd {
+                ProcessCommand::StallHeartbeats { thread, stalled } => {
+                    for (n, c) in consumers.iter().flatten().enumerate() {
+                        if thread.is_none_or(|t| t == n + 1) {
+                            c.stall_heartbeats(stalled);
+                        }
+                    }
+                }
+                // The consumer protocol assigns at the coordinator.
+                ProcessCommand::StallAssignment { .. } | ProcessCommand::ShutdownApplication => {}
+                ProcessCommand::Stop => {
+                    if let Some(cs) = consumers.take() {
+                        for c in cs {
+                            c.close().await;
+                        }
+                        ctx.hub.harness(
+                            &ctx.host,
+                            HarnessEvent::ProcessStopped {
+                                process: ctx.host.clone(),
+                            },
+                        );
+                    }
+                }
+                ProcessCommand::Start => {
+                    if consumers.is_none() {
+                        consumers = Some(start(&ctx));
+                    }
+                }
             }
         }
         ctx.control.notify.notified().await;
@@ -1118,7 +1248,8 @@ pub fn validate(spec: &ClusterSpec) -> Result<(), SetupError> {
         .streams_apps
         .iter()
         .map(|a| &a.application_id)
-        .chain(spec.classic_groups.iter().map(|g| &g.group_id));
+        .chain(spec.classic_groups.iter().map(|g| &g.group_id))
+        .chain(spec.consumer_groups.iter().map(|g| &g.group_id));
     for g in groups {
         if g.is_empty()
             || !g
@@ -1174,10 +1305,49 @@ pub fn scenario_broker_defaults(spec: &ClusterSpec) -> Vec<(&'static str, String
             h.min(5_000).to_string(),
         ));
     }
+    // Consumer groups: their session timeouts and heartbeat intervals are group configs
+    // ([`consumer_group_configs`]), which must lie within the brokers' bounds.
+    let consumer_session = spec
+        .consumer_groups
+        .iter()
+        .map(|g| g.session_timeout_ms)
+        .min();
+    let consumer_heartbeat = spec
+        .consumer_groups
+        .iter()
+        .map(|g| g.heartbeat_interval_ms)
+        .min();
+    if let Some(s) = consumer_session {
+        defaults.push((
+            "group.consumer.min.session.timeout.ms",
+            s.min(45_000).to_string(),
+        ));
+    }
+    if let Some(h) = consumer_heartbeat {
+        defaults.push((
+            "group.consumer.min.heartbeat.interval.ms",
+            h.min(5_000).to_string(),
+        ));
+    }
     defaults
         .into_iter()
         .filter(|(k, _)| !spec.broker_configs.contains_key(*k))
         .collect()
+}
+
+/// The group configs (Kafka's GROUP resource names) a consumer group is given: its session
+/// timeout and heartbeat interval.
+pub fn consumer_group_configs(group: &ConsumerGroupSpec) -> [(&'static str, String); 2] {
+    [
+        (
+            "consumer.session.timeout.ms",
+            group.session_timeout_ms.to_string(),
+        ),
+        (
+            "consumer.heartbeat.interval.ms",
+            group.heartbeat_interval_ms.to_string(),
+        ),
+    ]
 }
 
 /// The group configs (Kafka's GROUP resource names) a streams application's group is given: the
@@ -1245,6 +1415,19 @@ fn broker_config_template(spec: &ClusterSpec) -> Result<BrokerConfig, SetupError
                 )));
             }
             config.shard.set_group_config(&app.application_id, k, &v);
+        }
+    }
+    for group in &spec.consumer_groups {
+        for (k, v) in consumer_group_configs(group) {
+            if let Some(Err(e)) =
+                coordinator::config::consumer::validate_group_config(&config.shard.consumer, k, &v)
+            {
+                return Err(SetupError(format!(
+                    "group config {k}={v} of {}: {e}",
+                    group.group_id
+                )));
+            }
+            config.shard.set_group_config(&group.group_id, k, &v);
         }
     }
     Ok(config)

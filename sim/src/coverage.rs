@@ -157,6 +157,7 @@ impl Tracker {
                 let kind = match event.client.kind {
                     ClientKind::StreamsMember => "streams-member",
                     ClientKind::Consumer => "consumer",
+                    ClientKind::AsyncConsumer => "async-consumer",
                     ClientKind::Admin | ClientKind::Raw => "client",
                 };
                 *self.member_states.entry((kind, from, to)).or_default() += 1;

@@ -201,6 +201,15 @@ impl Hub {
         self.0.borrow().coverage.finish()
     }
 
+    /// Topic names by id from the controller's metadata (consumer-group records name topics by
+    /// id); known names are kept.
+    pub fn learn_topic_names(&self, names: Vec<(uuid::Uuid, String)>) {
+        let mut inner = self.0.borrow_mut();
+        for (id, name) in names {
+            inner.model.topic_names.entry(id).or_insert(name);
+        }
+    }
+
     /// Runs `f` on the committed model and the clients' states.
     pub fn with_state<R>(&self, f: impl FnOnce(&Model, &Checker) -> R) -> R {
         let inner = self.0.borrow();

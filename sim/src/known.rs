@@ -13,6 +13,7 @@
 //! what it saw can only come from that behaviour (see each kind's own documentation), so a regression
 //! in regroup that looks alike on the surface still fails.
 
+use crate::invariants::consumer::CONSUMER_STATIC_MEMBER_UNRELEASED;
 use crate::invariants::convergence::{
     CLASSIC_STATIC_MEMBER_FENCED_AFTER_MOVE, STREAMS_ASSIGNMENT_LOST_IN_FLIGHT,
 };
@@ -76,6 +77,20 @@ pub const KNOWN: &[KnownBehaviour] = &[
                 for a non-empty group)",
         doc: "docs/findings.md#classic-generations-are-numbered-again-after-a-coordinator-move",
         proof: "conformance/oracle/src/test/java/dev/regroup/oracle/script/ClassicGenerationReuseTest.java",
+    },
+    KnownBehaviour {
+        name: "kafka-consumer-static-member-unreleased-instance-id",
+        invariant: Invariant::Convergence,
+        kind: CONSUMER_STATIC_MEMBER_UNRELEASED,
+        summary: "a static consumer-protocol member that joins (epoch 0) while its instance id is \
+                  still held by a member that did not leave with epoch -2 (its own crashed \
+                  incarnation, or itself when the answer to its first join was lost) is refused \
+                  with UNRELEASED_INSTANCE_ID, which Kafka's consumer treats as fatal",
+        kafka: "Apache Kafka 4.4.0 (GroupMetadataManager.throwIfInstanceIdIsUnreleased; \
+                ConsumerHeartbeatRequestManager.handleSpecificError: UNRELEASED_INSTANCE_ID is \
+                fatal)",
+        doc: "docs/findings.md#a-static-consumers-rejoin-before-its-session-ends-is-fatal",
+        proof: "conformance/corpus/kafka44-consumer-static-unreleased-instance-id.jsonl",
     },
 ];
 

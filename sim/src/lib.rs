@@ -20,6 +20,7 @@
 pub mod assignor_log;
 pub mod bench;
 pub mod cluster;
+pub mod consumer_model;
 pub mod coverage;
 pub mod drive;
 pub mod event;

@@ -226,6 +226,11 @@ pub type OffsetHistory = Vec<(i64, Option<i64>)>;
 pub struct Model {
     pub streams: BTreeMap<String, StreamsGroup>,
     pub classic: BTreeMap<String, ClassicGroup>,
+    /// Consumer groups (KIP-848), [`crate::consumer_model`].
+    pub consumer: BTreeMap<String, crate::consumer_model::ConsumerGroup>,
+    /// Topic names by id, as the controller's metadata has them (fed by the harness between steps
+    /// when the cluster runs consumer groups, whose records name topics by id).
+    pub topic_names: BTreeMap<uuid::Uuid, String>,
     pub offsets: BTreeMap<(String, TopicPartition), OffsetHistory>,
     /// Recent commit writes per group, oldest first.
     pub commits: BTreeMap<String, VecDeque<CommitWrite>>,
@@ -363,14 +368,15 @@ impl Model {
             // Transactional commits stay pending until their transaction ends; the simulated
             // clients never use transactions.
             Record::TxnOffsetCommit { .. } => {}
-            // No simulated client runs a consumer group yet.
             Record::ConsumerGroupMetadata { .. }
             | Record::ConsumerGroupPartitionMetadata { .. }
             | Record::ConsumerGroupMemberMetadata { .. }
             | Record::ConsumerGroupTargetAssignmentMetadata { .. }
             | Record::ConsumerGroupTargetAssignmentMember { .. }
             | Record::ConsumerGroupCurrentMemberAssignment { .. }
-            | Record::ConsumerGroupRegularExpression { .. } => {}
+            | Record::ConsumerGroupRegularExpression { .. } => {
+                crate::consumer_model::apply(&mut self.consumer, partition, offset, record)
+            }
         }
     }
 

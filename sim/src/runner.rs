@@ -77,6 +77,7 @@ pub fn default_convergence_bound_ms(spec: &ClusterSpec) -> u64 {
         .iter()
         .map(|a| a.session_timeout_ms)
         .chain(spec.classic_groups.iter().map(|g| g.session_timeout_ms))
+        .chain(spec.consumer_groups.iter().map(|g| g.session_timeout_ms))
         .max()
         .unwrap_or(0)
         .max(0) as u64;
@@ -85,6 +86,7 @@ pub fn default_convergence_bound_ms(spec: &ClusterSpec) -> u64 {
         .iter()
         .map(|a| a.max_poll_interval_ms)
         .chain(spec.classic_groups.iter().map(|g| g.max_poll_interval_ms))
+        .chain(spec.consumer_groups.iter().map(|g| g.max_poll_interval_ms))
         .max()
         .unwrap_or(0)
         .max(0) as u64;
@@ -530,8 +532,10 @@ pub fn expectations(
     let dormant = |group: &str| -> Option<(usize, &[usize])> {
         let a = spec.streams_apps.iter().find(|a| a.application_id == group);
         let g = spec.classic_groups.iter().find(|g| g.group_id == group);
+        let c = spec.consumer_groups.iter().find(|g| g.group_id == group);
         a.map(|a| (a.processes, a.dormant.as_slice()))
             .or(g.map(|g| (g.processes, g.dormant.as_slice())))
+            .or(c.map(|g| (g.processes, g.dormant.as_slice())))
     };
     let exists = |group: &str, index: usize| dormant(group).is_some_and(|(n, _)| index < n);
     // Processes removed for good, dormant processes started, and groups asked to shut down, by the
@@ -611,6 +615,19 @@ pub fn expectations(
             members: remaining(&g.group_id, g.processes)
                 .saturating_sub(duplicates.get(&g.group_id).copied().unwrap_or(0))
                 * g.consumers_per_process,
+        });
+    }
+    for g in spec.consumer_groups.iter().filter(|g| g.processes > 0) {
+        e.push(Expectation::Consumer {
+            group: g.group_id.clone(),
+            topics: g.topics.clone(),
+            required: g
+                .topics
+                .iter()
+                .filter(|t| existing.contains(*t))
+                .cloned()
+                .collect(),
+            members: remaining(&g.group_id, g.processes) * g.consumers_per_process,
         });
     }
     e
@@ -1258,6 +1275,13 @@ impl SimBackend {
         if let Err(v) = c.with_state(|c| states.check(now, c)) {
             self.cluster.hub.violate(v);
         }
+        // Consumer-group records name topics by id: the model learns the names the controller
+        // gave them.
+        if !self.cluster.spec.consumer_groups.is_empty() {
+            self.cluster
+                .hub
+                .learn_topic_names(self.partition_states.topic_names());
+        }
     }
 }
 
@@ -1484,6 +1508,37 @@ pub fn summarize(model: &Model) -> Vec<GroupSummary> {
                 group_id: id.clone(),
                 kind: "classic",
                 epoch: g.generation,
+                members,
+            });
+        }
+        for (id, g) in model.consumer.iter().filter(|(_, g)| g.exists) {
+            let members = g
+                .live_members()
+                .map(|(mid, m)| {
+                    let mut partitions: Vec<String> = m
+                        .assigned()
+                        .iter()
+                        .map(|(topic, p)| match model.topic_names.get(topic) {
+                            Some(name) => format!("{name}-{p}"),
+                            None => format!("{topic}-{p}"),
+                        })
+                        .collect();
+                    partitions.sort();
+                    MemberSummary {
+                        member_id: mid.clone(),
+                        instance_id: m.metadata.as_ref().and_then(|m| m.instance_id.clone()),
+                        process_id: None,
+                        epoch: m.epoch(),
+                        active_tasks: Vec::new(),
+                        standby_tasks: Vec::new(),
+                        partitions,
+                    }
+                })
+                .collect();
+            out.push(GroupSummary {
+                group_id: id.clone(),
+                kind: "consumer",
+                epoch: g.epoch,
                 members,
             });
         }

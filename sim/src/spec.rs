@@ -197,6 +197,85 @@ impl ClassicGroupSpec {
     }
 }
 
+/// A consumer-protocol (KIP-848) group: `processes` hosts running `consumers_per_process`
+/// consumers each (Kafka's `AsyncKafkaConsumer` with `group.protocol=consumer`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConsumerGroupSpec {
+    pub group_id: String,
+    pub processes: usize,
+    pub consumers_per_process: usize,
+    pub topics: Vec<String>,
+    /// Static members (`group.instance.id` = `<group>-<process>-<consumer>`).
+    pub static_membership: bool,
+    /// `group.remote.assignor` (None: the coordinator's default, `uniform`).
+    pub server_assignor: Option<String>,
+    /// `consumer.session.timeout.ms` for this group.
+    pub session_timeout_ms: i32,
+    /// `consumer.heartbeat.interval.ms` for this group.
+    pub heartbeat_interval_ms: i32,
+    /// `max.poll.interval.ms` of the clients: the rebalance timeout.
+    pub max_poll_interval_ms: i32,
+    pub auto_commit_interval_ms: u64,
+    pub request_timeout_ms: u64,
+    /// Processes (by index) that start only when a `start-process` fault starts them.
+    pub dormant: Vec<usize>,
+    /// Per process index: how long its `onPartitionsRevoked` takes (default 0).
+    pub revocation_latency_ms: BTreeMap<usize, u64>,
+}
+
+impl ConsumerGroupSpec {
+    /// A group with simulation-friendly timeouts: 10 s sessions, 1 s heartbeats, 20 s rebalance
+    /// timeout, 2 s auto-commit, 5 s request timeouts, the default (uniform) assignor.
+    pub fn new(
+        group_id: impl Into<String>,
+        topics: &[&str],
+        processes: usize,
+        consumers_per_process: usize,
+    ) -> Self {
+        Self {
+            group_id: group_id.into(),
+            processes,
+            consumers_per_process,
+            topics: topics.iter().map(|t| t.to_string()).collect(),
+            static_membership: false,
+            server_assignor: None,
+            session_timeout_ms: 10_000,
+            heartbeat_interval_ms: 1_000,
+            max_poll_interval_ms: 20_000,
+            auto_commit_interval_ms: 2_000,
+            request_timeout_ms: 5_000,
+            dormant: Vec::new(),
+            revocation_latency_ms: BTreeMap::new(),
+        }
+    }
+
+    /// Processes `indexes` start only when a `start-process` fault starts them.
+    pub fn with_dormant(mut self, indexes: impl IntoIterator<Item = usize>) -> Self {
+        self.dormant.extend(indexes);
+        self
+    }
+
+    pub fn with_static_membership(mut self) -> Self {
+        self.static_membership = true;
+        self
+    }
+
+    pub fn with_server_assignor(mut self, assignor: &str) -> Self {
+        self.server_assignor = Some(assignor.to_string());
+        self
+    }
+
+    /// The instance id of consumer `n` of process `index`, if the group is static.
+    pub fn instance_id(&self, index: usize, n: usize) -> Option<String> {
+        self.static_membership
+            .then(|| format!("{}-{index}-{n}", self.group_id))
+    }
+
+    pub fn members(&self) -> usize {
+        self.processes * self.consumers_per_process
+    }
+}
+
 /// Message latency of every link: uniform between the bounds is not what turmoil does; it draws
 /// `min + (max - min) * Exp(λ = 5)` capped at `max` (mean about `min + 0.2 (max - min)`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -221,6 +300,8 @@ pub struct ClusterSpec {
     pub topics: Vec<TopicSpec>,
     pub streams_apps: Vec<StreamsAppSpec>,
     pub classic_groups: Vec<ClassicGroupSpec>,
+    /// Consumer-protocol groups (KIP-848).
+    pub consumer_groups: Vec<ConsumerGroupSpec>,
     /// Simulated time per turmoil step. Timers inside a host fire at their exact times whatever
     /// the tick; messages are delivered at step boundaries, so the tick bounds the network's time
     /// resolution. The default, 20 ms, was chosen from measurements (docs/cost.md): every host
@@ -247,6 +328,7 @@ impl Default for ClusterSpec {
             topics: Vec::new(),
             streams_apps: Vec::new(),
             classic_groups: Vec::new(),
+            consumer_groups: Vec::new(),
             tick_ms: 20,
             latency: Latency {
                 min_ms: 1,
@@ -279,6 +361,11 @@ impl ClusterSpec {
         self
     }
 
+    pub fn with_consumer(mut self, group: ConsumerGroupSpec) -> Self {
+        self.consumer_groups.push(group);
+        self
+    }
+
     pub fn with_broker_config(mut self, key: &str, value: impl ToString) -> Self {
         self.broker_configs
             .insert(key.to_string(), value.to_string());
@@ -306,6 +393,11 @@ impl ClusterSpec {
                 .classic_groups
                 .iter()
                 .map(ClassicGroupSpec::members)
+                .sum::<usize>()
+            + self
+                .consumer_groups
+                .iter()
+                .map(ConsumerGroupSpec::members)
                 .sum::<usize>()
     }
 

@@ -292,6 +292,10 @@ impl SwarmOptions {
             let n = config.processes.map_or(g.processes, |r| draw_usize(rng, r));
             processes.insert(g.group_id.clone(), n);
         }
+        for g in &spec.consumer_groups {
+            let n = config.processes.map_or(g.processes, |r| draw_usize(rng, r));
+            processes.insert(g.group_id.clone(), n);
+        }
         let duplicate_instance = kinds
             .contains(&SwarmKind::DuplicateInstance)
             .then(|| {
@@ -375,6 +379,11 @@ impl SwarmOptions {
                     g.dormant.push(index);
                 }
                 g.instance_ids_of.insert(index, d.of);
+            }
+        }
+        for g in &mut spec.consumer_groups {
+            if let Some(n) = self.processes.get(&g.group_id) {
+                g.processes = *n;
             }
         }
     }
@@ -498,6 +507,12 @@ impl SwarmOptions {
                 )
             })
             .chain(spec.classic_groups.iter().map(|g| {
+                (
+                    g.group_id.clone(),
+                    g.processes.saturating_sub(g.dormant.len()),
+                )
+            }))
+            .chain(spec.consumer_groups.iter().map(|g| {
                 (
                     g.group_id.clone(),
                     g.processes.saturating_sub(g.dormant.len()),
@@ -651,6 +666,11 @@ fn session_timeouts(spec: &ClusterSpec) -> (u64, u64) {
         .map(|a| a.session_timeout_ms.max(1) as u64)
         .chain(
             spec.classic_groups
+                .iter()
+                .map(|g| g.session_timeout_ms.max(1) as u64),
+        )
+        .chain(
+            spec.consumer_groups
                 .iter()
                 .map(|g| g.session_timeout_ms.max(1) as u64),
         )

@@ -19,6 +19,8 @@ pub fn response_error(response: &Response) -> Option<ErrorCode> {
             code(r.error_code).or_else(|| r.coordinators.iter().find_map(|c| code(c.error_code)))
         }
         Response::StreamsGroupHeartbeat(r) => code(r.error_code),
+        Response::ConsumerGroupHeartbeat(r) => code(r.error_code),
+        Response::ConsumerGroupDescribe(r) => r.groups.iter().find_map(|g| code(g.error_code)),
         Response::JoinGroup(r) => code(r.error_code),
         Response::SyncGroup(r) => code(r.error_code),
         Response::Heartbeat(r) => code(r.error_code),

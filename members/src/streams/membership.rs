@@ -56,7 +56,7 @@ impl MemberState {
     }
 
     /// The states `self` may be entered from (Kafka's `previousValidStates`).
-    fn previous_valid_states(self) -> &'static [MemberState] {
+    pub(crate) fn previous_valid_states(self) -> &'static [MemberState] {
         use MemberState::*;
         match self {
             Stable => &[Joining, Acknowledging, Reconciling],

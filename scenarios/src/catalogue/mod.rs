@@ -24,6 +24,7 @@ pub mod basic;
 pub mod brokers;
 pub mod check;
 pub mod classic;
+pub mod consumer;
 pub mod failover;
 pub mod rude;
 pub mod streams;
@@ -200,6 +201,11 @@ impl Case {
                 g.consumers_per_process = *n;
             }
         }
+        for g in &mut spec.consumer_groups {
+            if let Some(n) = self.threads.get(&g.group_id) {
+                g.consumers_per_process = *n;
+            }
+        }
         for t in &mut spec.topics {
             if let Some(n) = self.partitions.get(&t.name) {
                 t.partitions = *n;
@@ -250,6 +256,7 @@ pub fn all() -> Vec<Scenario> {
     v.extend(basic::scenarios());
     v.extend(streams::scenarios());
     v.extend(classic::scenarios());
+    v.extend(consumer::scenarios());
     v.extend(brokers::scenarios());
     v.extend(failover::scenarios());
     v.extend(admin::scenarios());

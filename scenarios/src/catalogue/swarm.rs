@@ -1,7 +1,7 @@
 //! Swarm-mode scenarios: each seed draws its own fault mix.
 
-use sim::spec::{ClassicGroupSpec, ClusterSpec, StreamsAppSpec};
-use sim::swarm::SwarmConfig;
+use sim::spec::{ClassicGroupSpec, ClusterSpec, ConsumerGroupSpec, StreamsAppSpec};
+use sim::swarm::{SwarmConfig, SwarmKind};
 
 use super::basic::{stateful_topology, two_stage_topology};
 use super::check::{View, ensure};
@@ -85,6 +85,20 @@ static STREAMS_GOALS: LazyLock<Vec<Goal>> =
     LazyLock::new(|| [FAULTS, CLUSTER, STREAMS, STREAMS_RARE].concat());
 static CLASSIC_GOALS: LazyLock<Vec<Goal>> =
     LazyLock::new(|| [FAULTS, CLUSTER, CLASSIC_STATIC, CLASSIC_RARE].concat());
+/// A consumer-protocol group: fenced members (session expiry, zombies) and refused commits.
+const CONSUMER: &[Goal] = &[Goal::Answered(ErrorCode::FencedMemberEpoch)];
+/// The goals of `swarm-consumer`: every fault but the admin probe (DescribeGroups describes classic
+/// groups), the cluster's goals but the coordinator moving during a rebalance (judged on the streams
+/// and classic group states), and a fenced consumer.
+static CONSUMER_GOALS: LazyLock<Vec<Goal>> = LazyLock::new(|| {
+    let faults = FAULTS
+        .iter()
+        .filter(|g| **g != Goal::FaultInjected("group-admin"));
+    let cluster = CLUSTER
+        .iter()
+        .filter(|g| **g != Goal::CoordinatorMovedDuringRebalance);
+    faults.chain(cluster).chain(CONSUMER).copied().collect()
+});
 static MIXED_GOALS: LazyLock<Vec<Goal>> =
     LazyLock::new(|| [FAULTS, CLUSTER, STREAMS, CLASSIC_STATIC].concat());
 
@@ -148,6 +162,30 @@ pub fn scenarios() -> Vec<Scenario> {
             },
             faults: Faults::Swarm(SwarmConfig::default),
             expect: swarm_expect(goals(&MIXED_GOALS)),
+            check: every_input_owned_once,
+        },
+        Scenario {
+            name: "swarm-consumer",
+            description: "a consumer-protocol group (2-4 processes x 2 dynamic consumers) under a \
+                          per-seed fault mix (static members are the targeted scenarios': under \
+                          crashes a third of the seeds end with members dead of Kafka's \
+                          UNRELEASED_INSTANCE_ID, a known behaviour)",
+            default_seed: 1,
+            cluster: || {
+                ClusterSpec::default()
+                    .with_topic("orders", 8)
+                    .with_consumer(ConsumerGroupSpec::new("payments", &["orders"], 3, 2))
+            },
+            faults: Faults::Swarm(|| SwarmConfig {
+                kinds: SwarmKind::ALL
+                    .iter()
+                    .copied()
+                    .filter(|k| *k != SwarmKind::AdminProbe)
+                    .collect(),
+                processes: Some((2, 4)),
+                ..SwarmConfig::default()
+            }),
+            expect: swarm_expect(goals(&CONSUMER_GOALS)),
             check: every_input_owned_once,
         },
     ]

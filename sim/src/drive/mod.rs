@@ -260,6 +260,13 @@ impl DriveBackend {
         config: &DriveConfig,
     ) -> Result<Self, SetupError> {
         crate::cluster::validate(&spec)?;
+        if let Some(g) = spec.consumer_groups.first() {
+            return Err(setup(format!(
+                "consumer group {}: drive does not run consumer-protocol groups yet (no process \
+                 host for them and no observed-only checks; docs/simulation.md)",
+                g.group_id
+            )));
+        }
         if config.bootstrap.is_empty() {
             return Err(setup("no bootstrap address"));
         }

@@ -138,6 +138,9 @@ pub fn check_accepted(
             }
             Ok(())
         }
+        ClientKind::AsyncConsumer => super::consumer::check_accepted(
+            at_ms, &where_, group, member_id, epoch, offsets, write, model,
+        ),
         _ => Ok(()),
     }
 }

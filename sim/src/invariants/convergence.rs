@@ -39,26 +39,40 @@ pub enum Expectation {
         /// Consumers of all its processes.
         members: usize,
     },
+    /// A consumer-protocol group ([`super::consumer::converged`]).
+    Consumer {
+        group: String,
+        /// The subscribed topics.
+        topics: Vec<String>,
+        /// Subscribed topics that must exist by then.
+        required: Vec<String>,
+        /// Consumers of all its processes.
+        members: usize,
+    },
 }
 
 impl Expectation {
     pub fn group(&self) -> &str {
         match self {
-            Expectation::Streams { group, .. } | Expectation::Classic { group, .. } => group,
+            Expectation::Streams { group, .. }
+            | Expectation::Classic { group, .. }
+            | Expectation::Consumer { group, .. } => group,
         }
     }
 
     pub fn members(&self) -> usize {
         match self {
-            Expectation::Streams { members, .. } | Expectation::Classic { members, .. } => *members,
+            Expectation::Streams { members, .. }
+            | Expectation::Classic { members, .. }
+            | Expectation::Consumer { members, .. } => *members,
         }
     }
 
     pub fn set_members(&mut self, n: usize) {
         match self {
-            Expectation::Streams { members, .. } | Expectation::Classic { members, .. } => {
-                *members = n
-            }
+            Expectation::Streams { members, .. }
+            | Expectation::Classic { members, .. }
+            | Expectation::Consumer { members, .. } => *members = n,
         }
     }
 }
@@ -136,7 +150,12 @@ pub fn check(
         let clients: Vec<(&String, &ClientState)> = checker
             .live_clients()
             .filter(|(_, c)| c.group == e.group())
-            .filter(|(_, c)| matches!(c.kind, ClientKind::StreamsMember | ClientKind::Consumer))
+            .filter(|(_, c)| {
+                matches!(
+                    c.kind,
+                    ClientKind::StreamsMember | ClientKind::Consumer | ClientKind::AsyncConsumer
+                )
+            })
             .collect();
         if let Expectation::Classic {
             group,
@@ -175,6 +194,24 @@ pub fn check(
                 });
             }
         }
+        if let Expectation::Consumer {
+            group,
+            required,
+            members,
+            ..
+        } = e
+            && clients.len() < *members
+        {
+            super::consumer::check_unreleased_deaths(
+                group,
+                required,
+                *members,
+                model,
+                checker,
+                &clients,
+                topic_partitions,
+            )?;
+        }
         if clients.len() != e.members() {
             return Err(format!(
                 "group {}: {} of {} members are running",
@@ -212,6 +249,10 @@ pub fn check(
                 ..
             } => classic(group, topics, required, model, &clients, topic_partitions)
                 .map_err(NotConverged::from)?,
+            Expectation::Consumer {
+                group, required, ..
+            } => super::consumer::converged(group, required, model, &clients, topic_partitions)
+                .map_err(NotConverged::from)?,
         };
         done.push((e.group().to_string(), epoch));
     }
@@ -229,6 +270,7 @@ fn empty(e: &Expectation, model: &Model) -> Result<i32, String> {
             Some(g) => (g.members.len(), g.generation),
             None => (0, -1),
         },
+        Expectation::Consumer { group, .. } => super::consumer::empty(group, model),
     };
     if count > 0 {
         return Err(format!(

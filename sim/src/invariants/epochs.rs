@@ -27,6 +27,7 @@ pub fn check_record(
     record: &Record,
     model: &Model,
 ) -> Result<(), Violation> {
+    super::consumer::check_record(at_ms, offset, record, model)?;
     match record {
         Record::StreamsGroupMetadata {
             key,

@@ -20,6 +20,7 @@
 pub mod answers;
 pub mod brokers;
 pub mod commits;
+pub mod consumer;
 pub mod convergence;
 pub mod durability;
 pub mod epochs;
@@ -168,6 +169,9 @@ pub struct ClientState {
     pub synced: Option<(String, i32)>,
     /// Classic: member ids it sent a LeaveGroup for.
     pub left: BTreeSet<String>,
+    /// Consumer protocol: the client died of UNRELEASED_INSTANCE_ID
+    /// ([`consumer::CONSUMER_STATIC_MEMBER_UNRELEASED`]).
+    pub died_unreleased_instance: bool,
 }
 
 /// The per-event checks and the state they need.
@@ -274,6 +278,7 @@ impl Checker {
                 session_renewed: None,
                 synced: None,
                 left: BTreeSet::new(),
+                died_unreleased_instance: false,
             });
         if state.stopped && !matches!(kind, ClientEvent::Stopped { .. }) {
             // A new incarnation of a restarted process (same client name).
@@ -290,6 +295,7 @@ impl Checker {
             state.last_join_broker = None;
             state.epoch_broker = None;
             state.fenced_after_coordinator_move = false;
+            state.died_unreleased_instance = false;
             state.in_flight.clear();
         }
         if state.member_id != member_id && !member_id.is_empty() {
@@ -334,6 +340,12 @@ impl Checker {
                     model,
                     &self.coordinator_loaded_ms,
                 );
+            }
+            ClientEvent::Fatal {
+                error: Some(ErrorCode::UnreleasedInstanceId),
+                ..
+            } if client.kind == ClientKind::AsyncConsumer => {
+                state.died_unreleased_instance = true;
             }
             ClientEvent::AssignmentReceived {
                 active, standby, ..

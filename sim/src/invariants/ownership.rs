@@ -74,6 +74,7 @@ pub fn check_exclusive(
                 )
             })
         }),
+        ClientKind::AsyncConsumer => super::consumer::still_owner(group, item, old, model),
         _ => None,
     };
     match still_owner {

@@ -60,6 +60,15 @@ impl PartitionStates {
         }
     }
 
+    /// Every topic the replayed metadata has, by id.
+    pub fn topic_names(&self) -> Vec<(uuid::Uuid, String)> {
+        self.image
+            .topics
+            .values()
+            .map(|t| (t.id, t.name.clone()))
+            .collect()
+    }
+
     /// Replays the records the controller appended since the last call, checking each partition
     /// change. A log shorter than what was replayed is a restarted controller that lost its tail:
     /// the replay starts again from its log, without judging records it judged before.
