@@ -667,6 +667,77 @@ pub async fn run_classic_host<N: Net>(
             })
             .collect::<Vec<_>>()
     };
+    run_consumer_process(ctx, dormant, start).await
+}
+
+/// The software of a consumer-protocol consumer process host, one incarnation (see
+/// [`run_streams_host`]).
+pub async fn run_consumer_host<N: Net>(
+    net: N,
+    ctx: ProcessContext,
+    configs: Vec<AsyncConsumerConfig>,
+    dormant: bool,
+) -> HostResult {
+    ctx.wait_ready().await;
+    let observer = ctx.hub.client_observer(&ctx.host);
+    let start = |ctx: &ProcessContext| {
+        let mut rng = ctx.next_incarnation();
+        configs
+            .iter()
+            .enumerate()
+            .map(|(n, c)| {
+                AsyncConsumer::start(
+                    net.clone(),
+                    ctx.bootstrap.clone(),
+                    c.clone(),
+                    &format!("{}/consumer-{n}", ctx.host),
+                    &mut rng,
+                    observer.clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    run_consumer_process(ctx, dormant, start).await
+}
+
+/// What a consumer process host does with each of its consumers, whatever their protocol.
+trait HostedConsumer {
+    fn stall_heartbeats(&self, stalled: bool);
+    /// A no-op where the protocol assigns at the coordinator.
+    fn stall_assignment(&self, stalled: bool);
+    fn close(self) -> impl std::future::Future<Output = ()>;
+}
+
+impl HostedConsumer for Consumer {
+    fn stall_heartbeats(&self, stalled: bool) {
+        Consumer::stall_heartbeats(self, stalled)
+    }
+    fn stall_assignment(&self, stalled: bool) {
+        Consumer::stall_assignment(self, stalled)
+    }
+    fn close(self) -> impl std::future::Future<Output = ()> {
+        Consumer::close(self)
+    }
+}
+
+impl HostedConsumer for AsyncConsumer {
+    fn stall_heartbeats(&self, stalled: bool) {
+        AsyncConsumer::stall_heartbeats(self, stalled)
+    }
+    // The consumer protocol assigns at the coordinator.
+    fn stall_assignment(&self, _stalled: bool) {}
+    fn close(self) -> impl std::future::Future<Output = ()> {
+        AsyncConsumer::close(self)
+    }
+}
+
+/// The command loop of a consumer process host (classic or consumer protocol): `start` makes
+/// the incarnation's consumers; a dormant process starts them only when told to.
+async fn run_consumer_process<C: HostedConsumer>(
+    ctx: ProcessContext,
+    dormant: bool,
+    start: impl Fn(&ProcessContext) -> Vec<C>,
+) -> HostResult {
     let mut consumers = (!dormant || ctx.incarnations.get() > 0).then(|| start(&ctx));
     loop {
         for cmd in ctx.control.drain() {
@@ -702,70 +773,6 @@ pub async fn run_classic_host<N: Net>(
                     }
                 }
                 ProcessCommand::ShutdownApplication => {}
-            }
-        }
-        ctx.control.notify.notified().await;
-    }
-}
-
-/// The software of a consumer-protocol consumer process host, one incarnation (see
-/// [`run_streams_host`]).
-pub async fn run_consumer_host<N: Net>(
-    net: N,
-    ctx: ProcessContext,
-    configs: Vec<AsyncConsumerConfig>,
-    dormant: bool,
-) -> HostResult {
-    ctx.wait_ready().await;
-    let observer = ctx.hub.client_observer(&ctx.host);
-    let start = |ctx: &ProcessContext| {
-        let mut rng = ctx.next_incarnation();
-        configs
-            .iter()
-            .enumerate()
-            .map(|(n, c)| {
-                AsyncConsumer::start(
-                    net.clone(),
-                    ctx.bootstrap.clone(),
-                    c.clone(),
-                    &format!("{}/consumer-{n}", ctx.host),
-                    &mut rng,
-                    observer.clone(),
-                )
-            })
-            .collect::<Vec<_>>()
-    };
-    let mut consumers = (!dormant || ctx.incarnations.get() > 0).then(|| start(&ctx));
-    loop {
-        for cmd in ctx.control.drain() {
-            match cmd {
-                ProcessCommand::StallHeartbeats { thread, stalled } => {
-                    for (n, c) in consumers.iter().flatten().enumerate() {
-                        if thread.is_none_or(|t| t == n + 1) {
-                            c.stall_heartbeats(stalled);
-                        }
-                    }
-                }
-                // The consumer protocol assigns at the coordinator.
-                ProcessCommand::StallAssignment { .. } | ProcessCommand::ShutdownApplication => {}
-                ProcessCommand::Stop => {
-                    if let Some(cs) = consumers.take() {
-                        for c in cs {
-                            c.close().await;
-                        }
-                        ctx.hub.harness(
-                            &ctx.host,
-                            HarnessEvent::ProcessStopped {
-                                process: ctx.host.clone(),
-                            },
-                        );
-                    }
-                }
-                ProcessCommand::Start => {
-                    if consumers.is_none() {
-                        consumers = Some(start(&ctx));
-                    }
-                }
             }
         }
         ctx.control.notify.notified().await;
