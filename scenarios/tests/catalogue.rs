@@ -78,6 +78,7 @@ scenarios! {
     classic_static_member_away => "classic-static-member-away",
     classic_coordinator_failover => "classic-coordinator-failover",
     classic_mixed_static_dynamic => "classic-mixed-static-dynamic",
+    classic_initial_rebalance_delay => "classic-initial-rebalance-delay",
     consumer_cold_start => "consumer-cold-start",
     consumer_scale_out => "consumer-scale-out",
     consumer_scale_in => "consumer-scale-in",

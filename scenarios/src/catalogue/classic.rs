@@ -20,6 +20,8 @@ use super::check::{View, ensure, host};
 use super::{Expect, Faults, Scenario, rolling_bounce, start_process};
 
 const GROUP: &str = "billing";
+/// `group.initial.rebalance.delay.ms` of `classic-initial-rebalance-delay` (Kafka's default).
+const INITIAL_DELAY_MS: i64 = 3_000;
 /// The second group of `classic-assignor-vote`.
 const AUDIT: &str = "audit";
 
@@ -266,6 +268,31 @@ pub fn scenarios() -> Vec<Scenario> {
             faults: Faults::Schedule(|| vec![stop(20_000, 0, 3_000), stop(30_000, 2, 3_000)]),
             expect: injected(),
             check: mixed,
+        },
+        Scenario {
+            name: "classic-initial-rebalance-delay",
+            description: "two consumers start an empty group together: the initial delay (3 s) \
+                          is extended once because a second member joined during it; two more \
+                          join the Stable group at 20 s; all four leave at 40 s and one returns \
+                          alone at 50 s: its generation comes after one delay, not two (no \
+                          member joined during that delay)",
+            default_seed: 1,
+            cluster: || {
+                cluster(group(4).with_dormant([2, 3]))
+                    .with_broker_config("group.initial.rebalance.delay.ms", INITIAL_DELAY_MS)
+            },
+            faults: Faults::Schedule(|| {
+                vec![
+                    start_process(GROUP, 2, 20_000),
+                    start_process(GROUP, 3, 20_000),
+                    stop(40_000, 0, 10_000),
+                    stop(40_000, 1, 30_000),
+                    stop(40_000, 2, 30_000),
+                    stop(40_000, 3, 30_000),
+                ]
+            }),
+            expect: injected(),
+            check: initial_rebalance_delay,
         },
     ]
 }
@@ -621,5 +648,91 @@ fn mixed(v: &View) -> Result<(), String> {
     let statics = g.members.iter().filter(|m| m.instance_id.is_some()).count();
     ensure(statics == 2 && g.members.len() == 4, || {
         format!("{statics} static of {} members", g.members.len())
+    })
+}
+
+/// The JoinGroup exchanges of process `i`'s consumer that succeeded: (sent at, answered at).
+fn successful_joins(v: &View, i: usize) -> Vec<(i64, i64)> {
+    let mut sent: std::collections::BTreeMap<i32, i64> = std::collections::BTreeMap::new();
+    let mut out = Vec::new();
+    for (t, _, kind) in v.client_events(&h(i)) {
+        match kind {
+            ClientKind::RequestSent {
+                api: protocol::Api::JoinGroup,
+                correlation_id,
+                ..
+            } => {
+                sent.insert(*correlation_id, t);
+            }
+            ClientKind::ResponseReceived {
+                api: protocol::Api::JoinGroup,
+                correlation_id,
+                error: None,
+                ..
+            } => {
+                if let Some(at) = sent.remove(correlation_id) {
+                    out.push((at, t));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Kafka's `InitialDelayedJoin` (`tryCompleteInitialRebalanceElseSchedule`): the join phase of an
+/// empty group waits `group.initial.rebalance.delay.ms`, and once more (up to the rebalance
+/// timeout) only if a new member joined during the wait (`addMemberThenRebalanceOrCompleteJoin`
+/// sets the flag in PreparingRebalance after Empty, not in a later rebalance).
+fn initial_rebalance_delay(v: &View) -> Result<(), String> {
+    // One tick for the answer to reach the client, plus the network's latency; in real time
+    // (a driven run against a real cluster) the JVM's scheduling too.
+    let slack = if v.driven { 400 } else { 100 };
+    let within = |(sent, answered): (i64, i64), delays: i64| {
+        let waited = answered - sent;
+        waited >= delays * INITIAL_DELAY_MS - slack && waited <= delays * INITIAL_DELAY_MS + slack
+    };
+    let cold = successful_joins(v, 0);
+    let first = *cold
+        .first()
+        .ok_or_else(|| "consumer 0 never completed a JoinGroup".to_string())?;
+    let second = successful_joins(v, 1)
+        .first()
+        .copied()
+        .ok_or_else(|| "consumer 1 never completed a JoinGroup".to_string())?;
+    let leader = if first.0 <= second.0 { first } else { second };
+    ensure(within(leader, 2), || {
+        format!(
+            "the cold start's first JoinGroup (sent at {} ms) was answered after {} ms, not two \
+             initial delays ({} ms): a second member joined during the first",
+            leader.0,
+            leader.1 - leader.0,
+            2 * INITIAL_DELAY_MS
+        )
+    })?;
+    let returned = v.healed("stop-process")?;
+    let alone = cold
+        .iter()
+        .copied()
+        .find(|(sent, _)| *sent >= returned)
+        .ok_or_else(|| {
+            format!("consumer 0 completed no JoinGroup after returning at {returned} ms")
+        })?;
+    ensure(within(alone, 1), || {
+        format!(
+            "consumer 0, alone in the empty group, sent its JoinGroup at {} ms and was answered \
+             after {} ms, not one initial delay ({INITIAL_DELAY_MS} ms): nobody joined during it",
+            alone.0,
+            alone.1 - alone.0
+        )
+    })?;
+    let generations: Vec<i32> = v
+        .generations(GROUP)
+        .into_iter()
+        .filter(|(t, _)| *t >= returned && *t < returned + 15_000)
+        .map(|(_, g)| g)
+        .collect();
+    ensure(generations.len() == 1, || {
+        format!("consumer 0 alone formed generations {generations:?}, not one")
     })
 }
