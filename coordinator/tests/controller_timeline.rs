@@ -531,3 +531,38 @@ fn create_partitions_grows_a_topic_and_delete_topic_removes_it() {
     let recovered = Controller::recover(ControllerConfig::default(), c.log().to_vec(), 0).unwrap();
     assert!(recovered.image().topic("t").is_none());
 }
+
+/// Kafka gives every topic creation a new id: a topic deleted and created again under its name is
+/// another topic (its old id's offsets are not its offsets). regroup's ids stay deterministic: the
+/// first creation of a name gets the name's derived id, each later one another id.
+#[test]
+fn a_topic_created_again_after_its_deletion_gets_a_new_id() {
+    let mut c = Controller::new(ControllerConfig::default(), 0);
+    join(&mut c, 1, 0);
+    let (first, _, _) = c.create_topic("events", 3, 1, false).unwrap();
+    assert_eq!(first, coordinator::topics::derived_topic_id("events"));
+    // validate-only creations write nothing and count as none.
+    let (checked, _, _) = c.create_topic("other", 1, 1, true).unwrap();
+    assert_eq!(checked, coordinator::topics::derived_topic_id("other"));
+    c.delete_topic("events").unwrap();
+    let (second, _, _) = c.create_topic("events", 3, 1, false).unwrap();
+    assert_ne!(second, first);
+    assert_eq!(
+        second,
+        coordinator::controller::incarnation_topic_id("events", 1)
+    );
+    assert_eq!(c.image().topic("events").map(|t| t.id), Some(second));
+    assert!(c.image().topic_by_id(&first).is_none());
+    c.delete_topic("events").unwrap();
+    let (third, _, _) = c.create_topic("events", 3, 1, false).unwrap();
+    assert!(third != first && third != second);
+    // A restarted controller replays the log and goes on counting.
+    let mut restarted =
+        Controller::recover(ControllerConfig::default(), c.log().to_vec(), 10).unwrap();
+    restarted.delete_topic("events").unwrap();
+    let (fourth, _, _) = restarted.create_topic("events", 3, 1, false).unwrap();
+    assert_eq!(
+        fourth,
+        coordinator::controller::incarnation_topic_id("events", 3)
+    );
+}

@@ -108,6 +108,7 @@ scenarios! {
     classic_admin_lifecycle => "classic-admin-lifecycle",
     streams_admin_lifecycle => "streams-admin-lifecycle",
     classic_deleted_topic_offsets => "classic-deleted-topic-offsets",
+    classic_recreated_topic_offsets => "classic-recreated-topic-offsets",
     classic_offsets_retention => "classic-offsets-retention",
     streams_offsets_retention => "streams-offsets-retention",
     classic_unsubscribed_offsets_expire => "classic-unsubscribed-offsets-expire",

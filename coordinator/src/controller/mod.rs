@@ -19,4 +19,4 @@ pub mod topic_configs;
 
 pub use config::ControllerConfig;
 pub use server::{AdminOp, ControllerHandle, ControllerStorage, run_controller, start_controller};
-pub use state::{Controller, GROUP_METADATA_TOPIC};
+pub use state::{Controller, GROUP_METADATA_TOPIC, incarnation_topic_id};

@@ -865,7 +865,7 @@ impl Controller {
                 format!("Unable to replicate the partition {rf} time(s): {reason}"),
             )
         })?;
-        let topic_id = derived_topic_id(name);
+        let topic_id = self.new_topic_id(name);
         let mut records = vec![MetadataRecord::Topic {
             name: name.to_string(),
             topic_id,
@@ -1393,6 +1393,21 @@ impl Controller {
         ErrorCode::None
     }
 
+    /// The id of a topic created now. Kafka gives every creation a fresh random id
+    /// (`ReplicationControlManager.createTopic`, `Uuid.randomUuid()`), so a topic deleted and
+    /// created again under the same name is another topic to every consumer of ids (offsets
+    /// stored under the old id, KIP-516). regroup keeps ids deterministic: the first topic of a
+    /// name gets [`derived_topic_id`] of the name (what scripts and the oracle use), the n-th
+    /// creation of the same name the id derived from the name and n.
+    fn new_topic_id(&self, name: &str) -> Uuid {
+        let earlier = self
+            .log
+            .iter()
+            .filter(|r| matches!(r, MetadataRecord::Topic { name: n, .. } if n == name))
+            .count();
+        incarnation_topic_id(name, earlier)
+    }
+
     /// Whether `broker` leads any partition (used by tests and the controlled-shutdown table).
     pub fn has_leaderships(&self, broker: i32) -> bool {
         self.image.has_leaderships(broker)
@@ -1438,6 +1453,17 @@ impl Controller {
                 .unwrap_or(300_000);
             self.balance_due_ms = Some(now_ms + if more { IMMEDIATE_PERIOD_MS } else { period });
         }
+    }
+}
+
+/// The id of the creation of topic `name` that follows `earlier` creations of the same name:
+/// [`derived_topic_id`] of the name for the first, of the name and the count after a character
+/// no topic name may hold for the later ones (so it cannot be another name's first id).
+pub fn incarnation_topic_id(name: &str, earlier: usize) -> Uuid {
+    if earlier == 0 {
+        derived_topic_id(name)
+    } else {
+        derived_topic_id(&format!("{name}/{earlier}"))
     }
 }
 

@@ -18,6 +18,8 @@ use super::streams::{APP, app, cluster as streams_cluster};
 use super::{Expect, Faults, Scenario};
 
 const GROUP: &str = "billing";
+/// The simple group of `classic-recreated-topic-offsets`.
+const RECREATED: &str = "recreated-audit";
 /// The simple group (offsets only, no members) the classic lifecycle creates.
 const SIMPLE: &str = "billing-audit";
 
@@ -139,6 +141,65 @@ pub fn scenarios() -> Vec<Scenario> {
                 ..Expect::default()
             },
             check: deleted_topic_check,
+        },
+        Scenario {
+            name: "classic-recreated-topic-offsets",
+            description: "a simple group commits an offset of `events` by name; its coordinator \
+                          is cut off from the controller at 10 s and misses `events` deleted at \
+                          12 s and created again (a new topic id) at 14 s; the broker that takes \
+                          the group over loads the offset under the old id: fetched by the new \
+                          id it is no offset (isMismatchedTopicId), by name it is still there",
+            default_seed: 1,
+            cluster: || {
+                ClusterSpec::default()
+                    .with_topic("orders", 6)
+                    .with_topic("events", 3)
+                    .with_classic(ClassicGroupSpec::new(GROUP, &["orders"], 2, 1))
+            },
+            faults: Faults::Schedule(|| {
+                vec![
+                    call(
+                        5_000,
+                        RECREATED,
+                        GroupAdminCall::Scripted {
+                            script: recreated_commit_script(),
+                        },
+                    ),
+                    FaultWindow::at(
+                        10_000,
+                        FaultKind::FenceBroker {
+                            broker: HostRef::coordinator_of(RECREATED),
+                        },
+                    )
+                    .lasting(20_000),
+                    FaultWindow::at(
+                        12_000,
+                        FaultKind::DeleteTopic {
+                            name: "events".into(),
+                        },
+                    ),
+                    FaultWindow::at(
+                        14_000,
+                        FaultKind::CreateTopic {
+                            name: "events".into(),
+                            partitions: 3,
+                        },
+                    ),
+                    call(
+                        40_000,
+                        RECREATED,
+                        GroupAdminCall::Scripted {
+                            script: recreated_fetch_script(),
+                        },
+                    ),
+                ]
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 45_000,
+                ..Expect::default()
+            },
+            check: recreated_topic_check,
         },
         Scenario {
             name: "classic-offsets-retention",
@@ -811,4 +872,58 @@ fn streams_retention_check(v: &View) -> Result<(), String> {
     a.failed_with("describe", "GROUP_ID_NOT_FOUND")?;
     a.offsets_exactly(&BTreeMap::new())?;
     a.done()
+}
+
+/// A topic id in Kafka's string form.
+fn id_string(id: uuid::Uuid) -> String {
+    protocol::json::kafka_uuid_string(id.as_bytes())
+}
+
+/// `classic-recreated-topic-offsets`' first call: line 1 commits offset 42 of `events`-0 by name
+/// (the broker stores it under the topic's id, the first incarnation's).
+fn recreated_commit_script() -> String {
+    format!(
+        r#"{{"request":{{"api":"OffsetCommit","version":9,"body":{{"groupId":"{RECREATED}","generationIdOrMemberEpoch":-1,"memberId":"","topics":[{{"name":"events","partitions":[{{"partitionIndex":0,"committedOffset":42}}]}}]}}}},"expect":{{"response":{{"topics":[{{"name":"events","partitions":[{{"partitionIndex":0,"errorCode":0}}]}}]}}}}}}"#
+    )
+}
+
+/// Its second call (lines 2-4, after an empty line 1): `events`-0 fetched by the new incarnation's
+/// id (no offset: Kafka's `isMismatchedTopicId`, both ids known and different), by name (the
+/// stored offset: a name carries no id to compare) and by the old id (UNKNOWN_TOPIC_ID: no topic
+/// has it any more).
+fn recreated_fetch_script() -> String {
+    let new_id = id_string(coordinator::controller::incarnation_topic_id("events", 1));
+    let old_id = id_string(coordinator::topics::derived_topic_id("events"));
+    let fetch = |topic: &str, version: i16| {
+        format!(
+            r#"{{"request":{{"api":"OffsetFetch","version":{version},"body":{{"groups":[{{"groupId":"{RECREATED}","topics":[{{{topic},"partitionIndexes":[0]}}]}}],"requireStable":false}}}}"#
+        )
+    };
+    let by_new = fetch(&format!(r#""topicId":"{new_id}""#), 10);
+    let by_name = fetch(r#""name":"events""#, 9);
+    let by_old = fetch(&format!(r#""topicId":"{old_id}""#), 10);
+    format!(
+        "\n{by_new},\"expect\":{{\"response\":{{\"groups\":[{{\"groupId\":\"{RECREATED}\",\"errorCode\":0,\"topics\":[{{\"topicId\":\"{new_id}\",\"partitions\":[{{\"partitionIndex\":0,\"committedOffset\":-1,\"errorCode\":0}}]}}]}}]}}}}}}\n\
+         {by_name},\"expect\":{{\"response\":{{\"groups\":[{{\"groupId\":\"{RECREATED}\",\"errorCode\":0,\"topics\":[{{\"name\":\"events\",\"partitions\":[{{\"partitionIndex\":0,\"committedOffset\":42,\"errorCode\":0}}]}}]}}]}}}}}}\n\
+         {by_old},\"expect\":{{\"response\":{{\"groups\":[{{\"groupId\":\"{RECREATED}\",\"errorCode\":0,\"topics\":[{{\"topicId\":\"{old_id}\",\"partitions\":[{{\"partitionIndex\":0,\"committedOffset\":-1,\"errorCode\":100}}]}}]}}]}}}}}}"
+    )
+}
+
+fn recreated_topic_check(v: &View) -> Result<(), String> {
+    let (cut_at, _) = v.injected("fence-broker")?;
+    let deleted = v.injected("delete-topic")?.0;
+    let created = v.injected("create-topic")?.0;
+    ensure(cut_at < deleted && deleted < created, || {
+        format!(
+            "the cut ({cut_at} ms), deletion ({deleted} ms) and creation ({created} ms) are out of order"
+        )
+    })?;
+    // The commit script is line 1 and the fetch script starts with an empty line, so their
+    // concatenation numbers every request as it was sent.
+    super::rude::script_check(
+        v,
+        &format!("{}{}", recreated_commit_script(), recreated_fetch_script()),
+        RECREATED,
+        "scenarios/src/catalogue/admin.rs (recreated_fetch_script)",
+    )
 }

@@ -278,7 +278,7 @@ pub fn scenarios() -> Vec<Scenario> {
 }
 
 /// Every request line of `script` was answered, and every answer holds the line's `expect`.
-fn script_check(v: &View, script: &str, group: &str, path: &str) -> Result<(), String> {
+pub(crate) fn script_check(v: &View, script: &str, group: &str, path: &str) -> Result<(), String> {
     let lines: Vec<String> = script.lines().map(str::to_string).collect();
     let requests = sim::rude::requests(script)?;
     let expectations = expect::of_script(&lines)?;
