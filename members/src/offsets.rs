@@ -281,19 +281,20 @@ impl MetadataSnapshot {
     }
 }
 
-/// Asks any broker for `topics` (never creating them) and records the brokers it lists.
+/// Asks any broker for `topics` (every topic when `None`; never creating them) and records the
+/// brokers it lists.
 pub async fn fetch_metadata<N: Net>(
     client: &KafkaClient<N>,
-    topics: &[String],
+    topics: Option<&[String]>,
 ) -> Result<MetadataSnapshot, RequestFailure> {
     let broker = client.any_broker();
     let request = MetadataRequest::default()
-        .with_topics(Some(
+        .with_topics(topics.map(|topics| {
             topics
                 .iter()
                 .map(|t| MetadataRequestTopic::default().with_name(Some(s(t).into())))
-                .collect(),
-        ))
+                .collect()
+        }))
         .with_allow_auto_topic_creation(false);
     let response = client
         .send_built(

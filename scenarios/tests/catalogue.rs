@@ -91,6 +91,7 @@ scenarios! {
     consumer_coordinator_failover_mid_reconciliation => "consumer-coordinator-failover-mid-reconciliation",
     consumer_mixed_with_classic => "consumer-mixed-with-classic",
     consumer_range_assignor => "consumer-range-assignor",
+    consumer_regex_new_topic => "consumer-regex-new-topic",
     broker_heartbeat_lapse => "broker-heartbeat-lapse",
     broker_controlled_shutdown => "broker-controlled-shutdown",
     broker_restart_epoch => "broker-restart-epoch",

@@ -562,6 +562,9 @@ pub fn async_consumer_configs(
             if let Some(a) = &group.server_assignor {
                 c = c.with_server_assignor(a.clone());
             }
+            if let Some(regex) = &group.topic_regex {
+                c = c.with_topic_regex(regex.clone());
+            }
             c.max_poll_interval_ms = group.max_poll_interval_ms;
             c.auto_commit_interval_ms = group.auto_commit_interval_ms;
             c.request_timeout_ms = group.request_timeout_ms;

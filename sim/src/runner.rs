@@ -618,15 +618,23 @@ pub fn expectations(
         });
     }
     for g in spec.consumer_groups.iter().filter(|g| g.processes > 0) {
+        // A pattern subscription ends on the topics the pattern matches among those that exist
+        // (the coordinator's resolution, `TopicRegexResolver`, over every topic of the image).
+        let subscribed: Vec<String> = match &g.topic_regex {
+            Some(regex) => match coordinator::consumer::topic_regex::TopicRegex::compile(regex) {
+                Ok(re) => existing.iter().filter(|t| re.matches(t)).cloned().collect(),
+                Err(_) => Vec::new(),
+            },
+            None => g.topics.clone(),
+        };
         e.push(Expectation::Consumer {
             group: g.group_id.clone(),
-            topics: g.topics.clone(),
-            required: g
-                .topics
+            required: subscribed
                 .iter()
                 .filter(|t| existing.contains(*t))
                 .cloned()
                 .collect(),
+            topics: subscribed,
             members: remaining(&g.group_id, g.processes) * g.consumers_per_process,
         });
     }

@@ -205,6 +205,9 @@ pub struct ConsumerGroupSpec {
     pub processes: usize,
     pub consumers_per_process: usize,
     pub topics: Vec<String>,
+    /// A broker-side regular expression the members subscribe with instead of `topics`
+    /// (`subscribe(SubscriptionPattern)`): the coordinator resolves it over the cluster's topics.
+    pub topic_regex: Option<String>,
     /// Static members (`group.instance.id` = `<group>-<process>-<consumer>`).
     pub static_membership: bool,
     /// `group.remote.assignor` (None: the coordinator's default, `uniform`).
@@ -237,6 +240,7 @@ impl ConsumerGroupSpec {
             processes,
             consumers_per_process,
             topics: topics.iter().map(|t| t.to_string()).collect(),
+            topic_regex: None,
             static_membership: false,
             server_assignor: None,
             session_timeout_ms: 10_000,
@@ -262,6 +266,13 @@ impl ConsumerGroupSpec {
 
     pub fn with_server_assignor(mut self, assignor: &str) -> Self {
         self.server_assignor = Some(assignor.to_string());
+        self
+    }
+
+    /// The members subscribe with the RE2J pattern `regex` and no topic names.
+    pub fn with_topic_regex(mut self, regex: &str) -> Self {
+        self.topics.clear();
+        self.topic_regex = Some(regex.to_string());
         self
     }
 

@@ -675,7 +675,7 @@ impl<N: Net> Member<N> {
                     let client = self.client.clone();
                     let topics: Vec<String> = topics.into_iter().collect();
                     self.spawn(
-                        async move { fetch_metadata(&client, &topics).await },
+                        async move { fetch_metadata(&client, Some(&topics)).await },
                         |result| Msg::Metadata { result },
                     );
                 } else {

@@ -16,6 +16,9 @@ pub struct AsyncConsumerConfig {
     pub client_id: String,
     /// The subscribed topics (`subscribe(Collection<String>)`).
     pub topics: Vec<String>,
+    /// A broker-side regular expression (`subscribe(SubscriptionPattern)`, RE2J syntax), in place
+    /// of `topics`.
+    pub topic_regex: Option<String>,
     /// `group.remote.assignor` (null: the coordinator's default, `uniform`).
     pub server_assignor: Option<String>,
     /// `client.rack`.
@@ -55,6 +58,7 @@ impl AsyncConsumerConfig {
             group_instance_id: None,
             client_id: client_id.into(),
             topics: topics.iter().map(|t| t.to_string()).collect(),
+            topic_regex: None,
             server_assignor: None,
             rack_id: None,
             max_poll_interval_ms: 300_000,
@@ -77,6 +81,13 @@ impl AsyncConsumerConfig {
     /// A static member with `instance_id`.
     pub fn with_instance_id(mut self, instance_id: impl Into<String>) -> Self {
         self.group_instance_id = Some(instance_id.into());
+        self
+    }
+
+    /// Subscribes to the topics the coordinator resolves `regex` to, instead of named topics.
+    pub fn with_topic_regex(mut self, regex: impl Into<String>) -> Self {
+        self.topics.clear();
+        self.topic_regex = Some(regex.into());
         self
     }
 

@@ -331,6 +331,7 @@ impl<N: Net> Member<N> {
         let (inbox, tx) = Inbox::new(control);
         let subscription = Subscription {
             topics: config.topics.iter().cloned().collect(),
+            regex: config.topic_regex.clone(),
             rebalance_timeout_ms: config.max_poll_interval_ms,
             server_assignor: config.server_assignor.clone(),
             rack_id: config.rack_id.clone(),
@@ -445,9 +446,15 @@ impl<N: Net> Member<N> {
             self.metadata_in_flight = true;
             self.metadata.on_send_attempt(now);
             let client = self.client.clone();
-            let topics = self.config.topics.clone();
+            // A pattern subscription names no topics: the assignment's topic ids are looked up in
+            // the metadata of every topic.
+            let topics = self
+                .config
+                .topic_regex
+                .is_none()
+                .then(|| self.config.topics.clone());
             self.spawn(
-                async move { fetch_metadata(&client, &topics).await },
+                async move { fetch_metadata(&client, topics.as_deref()).await },
                 Msg::Metadata,
             );
         }

@@ -93,6 +93,7 @@ pub struct ReconcilePlan {
 struct SentFields {
     rebalance_timeout_ms: Option<i32>,
     subscribed_topics: Option<BTreeSet<String>>,
+    subscribed_regex: Option<String>,
     server_assignor: Option<String>,
     local_assignment: Option<LocalAssignment>,
 }
@@ -101,6 +102,9 @@ struct SentFields {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Subscription {
     pub topics: BTreeSet<String>,
+    /// A broker-side regular expression (`subscribe(SubscriptionPattern)`, RE2J): sent instead of
+    /// topic names.
+    pub regex: Option<String>,
     pub rebalance_timeout_ms: i32,
     pub server_assignor: Option<String>,
     pub rack_id: Option<String>,
@@ -589,7 +593,14 @@ impl Membership {
             data.rebalance_timeout_ms = subscription.rebalance_timeout_ms;
             self.sent.rebalance_timeout_ms = Some(subscription.rebalance_timeout_ms);
         }
-        if send_all || self.sent.subscribed_topics.as_ref() != Some(&subscription.topics) {
+        if let Some(regex) = &subscription.regex {
+            // A pattern subscription sends the pattern, never names (the request builder's
+            // `hasRe2JPatternSubscription` branch).
+            if send_all || self.sent.subscribed_regex.as_ref() != Some(regex) {
+                data.subscribed_topic_regex = Some(str_bytes(regex));
+                self.sent.subscribed_regex = Some(regex.clone());
+            }
+        } else if send_all || self.sent.subscribed_topics.as_ref() != Some(&subscription.topics) {
             data.subscribed_topic_names = Some(
                 subscription
                     .topics
@@ -666,6 +677,7 @@ mod tests {
 
     fn sub() -> Subscription {
         Subscription {
+            regex: None,
             topics: ["foo".to_string()].into(),
             rebalance_timeout_ms: 300_000,
             server_assignor: None,
@@ -722,6 +734,38 @@ mod tests {
         m.on_heartbeat_request_generated();
         m.take_transitions();
         (m, owned)
+    }
+
+    #[test]
+    fn a_pattern_subscription_sends_the_pattern_once_and_never_names() {
+        let pattern = Subscription {
+            regex: Some("fo.*".to_string()),
+            topics: BTreeSet::new(),
+            ..sub()
+        };
+        let mut m = Membership::new("g", "m", None);
+        m.subscribe();
+        let join = m.build_heartbeat(&pattern);
+        assert_eq!(join.subscribed_topic_regex.as_deref(), Some("fo.*"));
+        assert_eq!(join.subscribed_topic_names, None);
+        m.on_heartbeat_request_generated();
+        // The coordinator resolves the pattern to foo and assigns its partitions by id.
+        m.on_heartbeat_success(&response(3, Some(&[(foo(), &[0])])));
+        let mut owned = BTreeSet::new();
+        let plan = reconcile(&mut m, &mut owned);
+        assert_eq!(plan.added, [tp("foo", 0)].into());
+        let ack = m.build_heartbeat(&pattern);
+        assert_eq!(ack.subscribed_topic_regex, None);
+        assert_eq!(ack.subscribed_topic_names, None);
+        m.on_heartbeat_request_generated();
+        // A new pattern is sent again, still without names.
+        let changed = Subscription {
+            regex: Some("ba.*".to_string()),
+            ..pattern
+        };
+        let next = m.build_heartbeat(&changed);
+        assert_eq!(next.subscribed_topic_regex.as_deref(), Some("ba.*"));
+        assert_eq!(next.subscribed_topic_names, None);
     }
 
     #[test]

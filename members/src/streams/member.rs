@@ -392,7 +392,7 @@ impl<N: Net> Member<N> {
             let client = self.client.clone();
             let topics = self.input_topics();
             self.spawn(
-                async move { fetch_metadata(&client, &topics).await },
+                async move { fetch_metadata(&client, Some(&topics)).await },
                 Msg::Metadata,
             );
         }

@@ -35,6 +35,9 @@ fn stop(at: u64, index: usize, ms: u64) -> FaultWindow {
 
 const GROUP: &str = "payments";
 
+/// When `consumer-regex-new-topic` creates the topic its pattern will pick up.
+const REGEX_TOPIC_AT_MS: u64 = 20_000;
+
 fn h(index: usize) -> String {
     host(GROUP, index)
 }
@@ -251,6 +254,38 @@ pub fn scenarios() -> Vec<Scenario> {
             faults: Faults::Schedule(|| vec![start_process(GROUP, 2, 20_000)]),
             expect: injected(),
             check: range_assignor,
+        },
+        Scenario {
+            name: "consumer-regex-new-topic",
+            description: "two consumers subscribe with the pattern `orders.*` (no names): the \
+                          coordinator resolves it to `orders` (6), not `refunds` (3); `orders-eu` \
+                          (4) is created at 20 s and the next regex refresh adds it: the group \
+                          epoch moves and each member ends with 5 partitions of the two matching \
+                          topics",
+            default_seed: 1,
+            cluster: || {
+                ClusterSpec::default()
+                    .with_topic("orders", 6)
+                    .with_topic("refunds", 3)
+                    .with_consumer(
+                        ConsumerGroupSpec::new(GROUP, &[], 2, 1).with_topic_regex("orders.*"),
+                    )
+            },
+            faults: Faults::Schedule(|| {
+                vec![FaultWindow::at(
+                    REGEX_TOPIC_AT_MS,
+                    FaultKind::CreateTopic {
+                        name: "orders-eu".into(),
+                        partitions: 4,
+                    },
+                )]
+            }),
+            expect: Expect {
+                faults_injected: true,
+                min_duration_ms: 40_000,
+                ..Expect::default()
+            },
+            check: regex_new_topic,
         },
     ]
 }
@@ -634,4 +669,65 @@ fn range_assignor(v: &View) -> Result<(), String> {
         all.extend(m.partitions.iter().cloned());
     }
     ensure(all.len() == 9, || format!("owned {all:?}"))
+}
+
+fn topic_of(partition: &str) -> &str {
+    partition.rsplit_once('-').map_or(partition, |(t, _)| t)
+}
+
+/// Kafka's regex refresh (`GroupMetadataManager.maybeUpdateRegularExpressions`, at most every
+/// `REGEX_BATCH_REFRESH_MIN_INTERVAL_MS` = 10 s, on a heartbeat after the metadata image moved):
+/// the pattern's topics before and after a matching topic is created.
+fn regex_new_topic(v: &View) -> Result<(), String> {
+    let created = REGEX_TOPIC_AT_MS as i64;
+    let before: BTreeSet<String> = (0..2)
+        .flat_map(|i| v.process_owned_at(&h(i), created - 1))
+        .collect();
+    let orders: BTreeSet<String> = (0..6).map(|p| format!("orders-{p}")).collect();
+    ensure(before == orders, || {
+        format!("before orders-eu existed the group owned {before:?}, not orders' 6")
+    })?;
+    let epoch_before = epoch_at(v, created - 1);
+    let g = v.group(GROUP)?;
+    ensure(g.members.len() == 2 && g.epoch > epoch_before, || {
+        format!(
+            "{} members at epoch {} (epoch {epoch_before} before the topic)",
+            g.members.len(),
+            g.epoch
+        )
+    })?;
+    let mut all = BTreeSet::new();
+    for m in &g.members {
+        ensure(m.partitions.len() == 5, || {
+            format!("member {} owns {:?}", m.member_id, m.partitions)
+        })?;
+        all.extend(m.partitions.iter().cloned());
+    }
+    let topics: BTreeSet<&str> = all.iter().map(|p| topic_of(p)).collect();
+    ensure(
+        all.len() == 10 && topics == BTreeSet::from(["orders", "orders-eu"]),
+        || format!("the group owns {all:?}"),
+    )?;
+    // The first heartbeat after the creation refreshes the pattern (the last refresh, at the
+    // joins, is more than 10 s old): the new topic is owned within a few heartbeats, not a
+    // metadata age.
+    let hosts: Vec<String> = (0..2).map(h).collect();
+    let first_owned = hosts
+        .iter()
+        .flat_map(|host| {
+            v.client_events(host).filter_map(|(t, _, k)| match k {
+                ClientKind::PartitionsAssigned { partitions }
+                    if partitions.iter().any(|p| p.topic == "orders-eu") =>
+                {
+                    Some(t)
+                }
+                _ => None,
+            })
+        })
+        .min()
+        .ok_or_else(|| "no member was ever assigned a partition of orders-eu".to_string())?;
+    ensure(
+        first_owned > created && first_owned - created <= 5_000,
+        || format!("orders-eu, created at {created} ms, was first assigned at {first_owned} ms"),
+    )
 }
