@@ -2741,6 +2741,136 @@ def cg7_05_expiry():
     return s
 
 
+# ---- consumer-groups-44.md section 5 / 9.8: online migration -------------------------------------------
+
+def consumer_assignment_with_user_data(partitions, user_data):
+    """A ConsumerProtocolAssignment v0 for {topic: [partitions]} whose user data is `user_data` bytes."""
+    out = struct.pack(">hi", 0, len(partitions))
+    for t, ps in partitions.items():
+        b = t.encode()
+        out += struct.pack(">h", len(b)) + b + struct.pack(">i", len(ps))
+        for p in ps:
+            out += struct.pack(">i", p)
+    out += struct.pack(">i", len(user_data)) + user_data
+    return base64.b64encode(out).decode()
+
+
+def classic_stable(s, group, members, assignments, protocols=("range",), metadata=None, version=9,
+                   session=5000, rebalance=10000, protocol_type="consumer", subscriptions=None):
+    """Static classic members (instance ids `members`) join `group` with unknown ids and settle at
+    generation 1 (Stable) with the leader's `assignments` ({instance: assignment bytes}); returns their
+    ids ($gen:<line>). The i-th member's session timeout is `session` + 1000 i (distinct deadlines: Kafka
+    schedules the converted members' timers in the random order of their ids); `subscriptions`
+    ({instance: [topics]}) overrides `metadata` per member."""
+    ids = {}
+    for n, inst in enumerate(members):
+        ids[inst] = "$gen:%d" % (len(s.lines) + 1)
+        meta = metadata or SUB
+        if subscriptions and inst in subscriptions:
+            meta = consumer_subscription(subscriptions[inst])
+        s.join(group=group, instance=inst, session=session + 1000 * n, rebalance=rebalance,
+               protocols=protocols, metadata=meta, version=version, protocol_type=protocol_type)
+    s.adv(3000).tick()
+    s.adv(3000).tick()
+    leader = members[0]
+    s.sync(ids[leader], 1, group=group, instance=leader, protocol=protocols[0],
+           assignments={ids[i]: a for i, a in assignments.items()})
+    for inst in members[1:]:
+        s.sync(ids[inst], 1, group=group, instance=inst, protocol=protocols[0])
+    return ids
+
+
+@scenario
+def cg5_02_online_upgrade():
+    """consumer-groups-44.md section 5.2 / 9.8: GroupMetadataManagerTest#testConsumerGroupHeartbeatWithStableClassicGroup
+    (a Stable classic group of two static members, foo-1 and foo-2 assigned, upgraded by a
+    ConsumerGroupHeartbeat join: the GroupMetadata tombstone, the converted members at the generation
+    with their classic metadata, the joiner bumping the epoch; the converted members' session timers use
+    their classic session timeout), #testConsumerGroupHeartbeatWithPreparingRebalanceClassicGroup (a parked
+    JoinGroup answered REBALANCE_IN_PROGRESS), a parked SyncGroup likewise, and
+    #testConsumerGroupHeartbeatWithCustomAssignorClassicGroup (user data of 0 bytes upgrades, of 1 byte
+    refuses)."""
+    s = consumer_setup("cg5-02-online-upgrade", topics=(("foo", 2), ("bar", 3), ("qux", 1)),
+                       group_initial_rebalance_delay_ms=3000, group_min_session_timeout_ms=10)
+    # The members' subscriptions never overlap, so no assignor decision depends on the order of the
+    # classic members' (random) ids.
+    classic_stable(s, "group", ["L", "F"], {"L": consumer_assignment({"foo": [0]}),
+                                            "F": consumer_assignment({"qux": [0]})},
+                   subscriptions={"L": ["foo"], "F": ["qux"]})
+    s.adv(100).cjoin("m2", group="group", topics=("bar",))
+    s.cdescribe("group")
+    s.describe("group")
+    s.adv(100).chb("m2", 2, group="group")
+    s.cdescribe("group")
+    # The classic members never heartbeat the consumer group here: their classic sessions (5 s, 6 s)
+    # fence them.
+    s.adv(2500).chb("m2", 2, group="group")
+    s.adv(2500).chb("m2", 2, group="group")
+    s.adv(1000).chb("m2", 2, group="group")
+    s.adv(100).chb("m2", 4, group="group")
+    s.cdescribe("group")
+
+    # A rebalance in progress: the leader's rejoin starts one; its JoinGroup is parked and the upgrade
+    # answers it REBALANCE_IN_PROGRESS.
+    ids = classic_stable(s, "prep", ["L", "F"], {"L": consumer_assignment({"foo": [0]}),
+                                                 "F": consumer_assignment({"qux": [0]})},
+                         subscriptions={"L": ["foo"], "F": ["qux"]})
+    s.adv(100).join(ids["L"], group="prep", instance="L", reason="rejoin",
+                    metadata=consumer_subscription(["foo"]))
+    s.adv(100).cjoin("m3", group="prep", topics=("bar",))
+    s.cdescribe("prep")
+
+    # A sync in progress: the follower's SyncGroup waits for the leader's, the join answers it.
+    s.join(group="comp", instance="L", metadata=consumer_subscription(["foo"]))
+    jf = len(s.lines) + 1
+    s.join(group="comp", instance="F", session=6000, metadata=consumer_subscription(["qux"]))
+    s.adv(3000).tick()
+    s.adv(3000).tick()
+    s.sync("$gen:%d" % jf, 1, group="comp", instance="F")
+    s.adv(100).cjoin("m4", group="comp", topics=("bar",))
+    s.cdescribe("comp")
+
+    # User data: a 0-byte buffer is no custom assignor, a 1-byte one is.
+    classic_stable(s, "ud0", ["L"], {"L": consumer_assignment_with_user_data({"foo": [0]}, b"")})
+    s.adv(100).cjoin("m5", group="ud0", topics=("bar",))
+    s.cdescribe("ud0")
+    classic_stable(s, "ud1", ["L"], {"L": consumer_assignment_with_user_data({"foo": [0]}, b"x")})
+    s.adv(100).cjoin("m6", group="ud1", topics=("bar",))
+    s.describe("ud1")
+    return s
+
+
+@scenario
+def cg5_02b_online_upgrade_refusals():
+    """consumer-groups-44.md section 5.2: validateOnlineUpgrade's refusals (GROUP_ID_NOT_FOUND) and the
+    conversion's: GroupMetadataManagerTest#testConsumerGroupHeartbeatWithNonEmptyClassicGroup (another
+    protocol type), a group larger than group.consumer.max.size, a malformed embedded subscription, a
+    group that never completed a join, and (the policy allowing downgrades only) the disabled upgrade."""
+    s = consumer_setup("cg5-02b-online-upgrade-refusals", topics=(("foo", 6),),
+                       group_initial_rebalance_delay_ms=3000, group_min_session_timeout_ms=10,
+                       group_consumer_max_size=2)
+    classic_stable(s, "connect", ["L"], {"L": consumer_assignment({"foo": [0]})}, protocol_type="connect")
+    s.adv(100).cjoin("m1", group="connect")
+    classic_stable(s, "big", ["A", "B", "C"], {"A": consumer_assignment({"foo": [0]})})
+    s.adv(100).cjoin("m2", group="big")
+    classic_stable(s, "bad", ["L"], {"L": consumer_assignment({"foo": [0]})},
+                   metadata=base64.b64encode(b"\x00\x00\xff").decode())
+    s.adv(100).cjoin("m3", group="bad")
+    s.adv(100).join(group="fresh", instance="X")
+    s.adv(100).cjoin("m4", group="fresh")
+    s.adv(100).cjoin("m5", group="fresh", version=0)
+    s.describe("connect", "big", "bad", "fresh")
+
+    t = consumer_setup("cg5-02c-online-upgrade-disabled", topics=(("foo", 6),),
+                       group_initial_rebalance_delay_ms=3000, group_min_session_timeout_ms=10,
+                       group_consumer_migration_policy="downgrade")
+    classic_stable(t, "group", ["L"], {"L": consumer_assignment({"foo": [0]})})
+    t.adv(100).cjoin("m1", group="group")
+    t.describe("group")
+    t.write()
+    return s
+
+
 def main():
     # Every top-level script is written here; known-divergences/ also holds hand-kept scripts (cut from
     # generated ones), which are left alone.

@@ -110,7 +110,19 @@ impl Shard {
                 let handled = self
                     .consumer
                     .handle(&mut consumer_env!(self), ctx, request, now_ms);
-                streams_outcome(token, handled)
+                let mut outcome = Outcome::default();
+                // An online upgrade answers the classic group's parked requests before its
+                // tombstone is replayed (`convertToConsumerGroup`).
+                for group_id in self.consumer.take_upgrade_attempts() {
+                    self.classic.complete_all_join_and_sync_futures(
+                        &group_id,
+                        protocol::ErrorCode::RebalanceInProgress,
+                        &mut outcome,
+                    );
+                }
+                let mut handled_outcome = streams_outcome(token, handled);
+                handled_outcome.replies.splice(0..0, outcome.replies);
+                handled_outcome
             }
             Request::StreamsGroupHeartbeat(_)
             | Request::StreamsGroupDescribe(_)

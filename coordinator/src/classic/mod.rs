@@ -159,6 +159,37 @@ impl ClassicGroups {
         simple
     }
 
+    /// `ClassicGroup.completeAllJoinFutures(error)` then `completeAllSyncFutures(error)`: every parked
+    /// JoinGroup is answered with `error` and the member's id, every parked SyncGroup with `error`
+    /// (an online upgrade does this before converting the group, whether or not the conversion then
+    /// succeeds). The replies go to `out`.
+    pub fn complete_all_join_and_sync_futures(
+        &mut self,
+        group_id: &str,
+        error: ErrorCode,
+        out: &mut Outcome,
+    ) {
+        let Some(group) = self.groups.get_mut(group_id) else {
+            return;
+        };
+        for member_id in group.member_ids() {
+            if let Some(parked) = group.take_join(&member_id) {
+                responses::answer_parked_join(
+                    out,
+                    parked,
+                    responses::join_error(&member_id, error),
+                );
+            }
+        }
+        for member_id in group.member_ids() {
+            if let Some(parked) = group.take_sync(&member_id) {
+                responses::answer_parked_sync(out, parked, responses::sync_error(error));
+            }
+        }
+        let dead = &self.dead_tokens;
+        out.replies.retain(|r| !dead.contains(&r.token));
+    }
+
     /// Test hook: the next GroupMetadata write a classic handler makes fails with `error` (Kafka's
     /// append future completing exceptionally), with the handler's failure path.
     pub fn fail_next_write(&mut self, error: ErrorCode) {
@@ -472,5 +503,30 @@ impl crate::group::OtherGroupType for ClassicGroups {
 
     fn member_count(&self, group_id: &str) -> usize {
         self.get(group_id).map_or(0, |g| g.members().count())
+    }
+
+    fn classic_view(&self, group_id: &str) -> Option<crate::group::ClassicGroupView> {
+        let g = self.get(group_id)?;
+        Some(crate::group::ClassicGroupView {
+            generation_id: g.generation_id(),
+            protocol_name: g.protocol_name().map(str::to_string),
+            members: g
+                .members()
+                .map(|m| crate::group::ClassicMemberView {
+                    member_id: m.member_id.clone(),
+                    instance_id: m.group_instance_id.clone(),
+                    client_id: m.client_id.clone(),
+                    client_host: m.client_host.clone(),
+                    rebalance_timeout_ms: m.rebalance_timeout_ms,
+                    session_timeout_ms: m.session_timeout_ms,
+                    protocols: m
+                        .protocols
+                        .iter()
+                        .map(|p| (p.name.clone(), p.metadata.to_vec()))
+                        .collect(),
+                    assignment: m.assignment.to_vec(),
+                })
+                .collect(),
+        })
     }
 }

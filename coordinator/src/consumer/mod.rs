@@ -19,6 +19,7 @@ pub mod describe;
 pub mod group;
 pub mod heartbeat;
 pub mod member;
+pub mod migration;
 pub mod offset_admission;
 pub mod reconcile;
 pub mod records;
@@ -75,6 +76,9 @@ pub struct ConsumerGroups {
     image_updates: i64,
     /// `lastMetadataImageWithNewTopics` as an update count (0: the first image).
     last_update_with_new_topics: i64,
+    /// Classic groups a heartbeat started to upgrade (past `validateOnlineUpgrade`) whose parked
+    /// JoinGroups and SyncGroups the shard must answer REBALANCE_IN_PROGRESS.
+    upgrade_attempts: Vec<String>,
 }
 
 impl ConsumerGroups {
@@ -193,6 +197,12 @@ impl ConsumerGroups {
             now_ms,
         );
         Some((task, records))
+    }
+
+    /// The classic groups the last request started to upgrade (`convertToConsumerGroup` completes their
+    /// join and sync futures first), emptied.
+    pub fn take_upgrade_attempts(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.upgrade_attempts)
     }
 
     /// `CoordinatorExecutor.cancelAll` (the shard is unloaded).
