@@ -2871,6 +2871,112 @@ def cg5_02b_online_upgrade_refusals():
     return s
 
 
+@scenario
+def cg5_03_classic_members_in_consumer_group():
+    """consumer-groups-44.md section 5.3 / 9.8, the policy `upgrade` (no downgrade): classic members
+    inside a consumer group. GroupMetadataManagerTest#testJoiningConsumerGroupWithNewDynamicMember
+    (MEMBER_ID_REQUIRED, then the join with its records, generation = member epoch, session and sync
+    timers), the SyncGroup (assignment in the member's ConsumerProtocol version, ILLEGAL_GENERATION,
+    protocol type and name checks, a consumer-protocol member refused), the Heartbeat
+    (#testClassicGroupHeartbeatToConsumerGroupRebalanceInProgress: behind the target after a metadata
+    change, then a rejoin), OffsetCommit at generation = member epoch, static classic members, the
+    protocols check, a malformed subscription, LeaveGroup of classic and consumer-protocol members
+    (KAFKA-18188), the session and sync timeouts (#testConsumerGroupMemberUsingClassicProtocolFencedWhenJoinTimeout
+    by the sync timer), and #testClassicGroupJoinWithEmptyConsumerGroup."""
+    s = consumer_setup("cg5-03-classic-members-in-consumer-group",
+                       topics=(("foo", 2), ("bar", 3), ("qux", 1)),
+                       group_consumer_migration_policy="upgrade", group_min_session_timeout_ms=10,
+                       group_initial_rebalance_delay_ms=0)
+    bar = lambda: consumer_subscription(["bar"])
+    s.cjoin("m1", group="g", topics=("foo",))
+    s.adv(100).chb("m1", 2, group="g", owned={FOO: [0, 1]})
+    # A dynamic classic member: MEMBER_ID_REQUIRED, then its join (subscribing to bar): epoch 3.
+    jc = len(s.lines) + 1
+    s.adv(100).join(group="g", metadata=bar(), session=8000, rebalance=6000)
+    c = "$gen:%d" % jc
+    s.adv(100).join(c, group="g", metadata=bar(), session=8000, rebalance=6000)
+    s.cdescribe("g")
+    s.describe("g")
+    s.adv(100).sync(c, 2, group="g", protocol="range")
+    s.adv(100).sync(c, 3, group="g", protocol="range")
+    s.sync(c, 3, group="g", protocol="roundrobin")
+    s.sync(c, 3, group="g", version=4)
+    s.hb(c, 3, group="g")
+    s.hb(c, 2, group="g")
+    s.hb("nobody", 3, group="g")
+    s.hb("m1", 2, group="g")
+    s.sync("m1", 2, group="g")
+    s.commit(c, 3, group="g", topic="bar", partitions=(0, 1))
+    s.commit(c, 2, group="g", topic="bar", partitions=(0,))
+    s.adv(100).chb("m1", 2, group="g")
+    # bar grows: m1's next heartbeat moves the target to epoch 4; the classic member must rejoin.
+    s.adv(100).topics(("foo", 2), ("bar", 4), ("qux", 1))
+    s.adv(1000).chb("m1", 3, group="g")
+    s.adv(100).hb(c, 3, group="g")
+    s.adv(100).hb(c, 3, group="g")
+    s.adv(100).join(c, group="g", metadata=bar(), session=8000, rebalance=6000)
+    s.adv(100).sync(c, 4, group="g", protocol="range")
+    s.hb(c, 4, group="g")
+    s.cdescribe("g")
+    # A static classic member subscribing to qux; its protocols must be supported by every classic
+    # member (roundrobin alone is not).
+    s.adv(1000).join(group="g", instance="S", protocols=("roundrobin",), metadata=consumer_subscription(["qux"]))
+    js = len(s.lines) + 1
+    s.adv(100).join(group="g", instance="S", protocols=("range", "roundrobin"),
+                    metadata=consumer_subscription(["qux"]), session=9000)
+    st = "$gen:%d" % js
+    s.adv(100).sync(st, 5, group="g", instance="S", protocol="range")
+    s.sync(st, 5, group="g", instance="X", protocol="range")
+    s.sync("wrong", 5, group="g", instance="S", protocol="range")
+    # A malformed subscription, another protocol type.
+    jm = len(s.lines) + 1
+    s.adv(100).join(group="g", metadata=base64.b64encode(b"\x00\x00\xff").decode())
+    s.join("$gen:%d" % jm, group="g", metadata=base64.b64encode(b"\x00\x00\xff").decode())
+    s.adv(100).join(group="g", protocol_type="connect")
+    s.cdescribe("g")
+    s.adv(100).chb("m1", 4, group="g")
+    s.hb(c, 4, group="g")
+    s.hb(st, 5, group="g", instance="S")
+    s.adv(100).join(c, group="g", metadata=bar(), session=8000, rebalance=6000)
+    s.adv(100).sync(c, 5, group="g", protocol="range")
+    # The static member leaves (LeaveGroup, with an unknown member, a fenced and an unknown instance).
+    s.adv(100).leave([(st, "S"), ("nobody", None), ("wrong", "S"), ("", "T")], group="g")
+    s.cdescribe("g")
+    s.adv(100).chb("m1", 5, group="g")
+    # The classic member stops heartbeating: its classic session (8 s) fences it.
+    s.adv(9000).chb("m1", 5, group="g")
+    s.adv(100).chb("m1", 7, group="g")
+    s.cdescribe("g")
+    # A classic member that joins and never syncs: the sync timer (its rebalance timeout) fences it.
+    jn = len(s.lines) + 1
+    s.adv(1000).join(group="g", metadata=bar(), session=30000, rebalance=3000)
+    s.adv(100).join("$gen:%d" % jn, group="g", metadata=bar(), session=30000, rebalance=3000)
+    s.adv(2000).chb("m1", 7, group="g")
+    s.adv(2000).chb("m1", 8, group="g")
+    s.cdescribe("g")
+    # LeaveGroup removes a consumer-protocol member too (KAFKA-18188); the group is left empty.
+    s.adv(100).leave([("m1", None)], group="g")
+    s.cdescribe("g")
+    # An empty consumer group: a classic join deletes it and the group is classic.
+    s.adv(100).join(group="g", metadata=bar())
+    s.describe("g")
+
+    t = consumer_setup("cg5-03b-classic-join-migration-disabled", topics=(("foo", 2),),
+                       group_consumer_migration_policy="disabled", group_min_session_timeout_ms=10)
+    # GroupMetadataManagerTest#testClassicMemberJoinToConsumerGroupWithDisabledMigrationPolicy.
+    t.cjoin("m1", group="g", topics=("foo",))
+    t.cjoin("m2", group="g", topics=("foo",), instance="I")
+    t.adv(100).join(group="g")
+    t.join("x", group="g")
+    t.join(group="g", instance="I")
+    t.hb("m1", 2, group="g")
+    t.sync("m1", 2, group="g")
+    t.leave([("m1", None)], group="g")
+    t.cdescribe("g")
+    t.write()
+    return s
+
+
 def main():
     # Every top-level script is written here; known-divergences/ also holds hand-kept scripts (cut from
     # generated ones), which are left alone.

@@ -150,6 +150,28 @@ impl Shard {
                 }
                 outcome
             }
+            // A classic member of a consumer group (online migration): the consumer group serves its
+            // JoinGroup, SyncGroup, Heartbeat and LeaveGroup.
+            Request::JoinGroup(_)
+            | Request::SyncGroup(_)
+            | Request::Heartbeat(_)
+            | Request::LeaveGroup(_)
+                if crate::consumer::heartbeat::classic::serves(
+                    &self.consumer,
+                    &self.config.classic,
+                    ctx,
+                    request,
+                ) =>
+            {
+                crate::consumer::heartbeat::classic::handle(
+                    &mut self.consumer,
+                    &mut consumer_env!(self),
+                    token,
+                    ctx,
+                    request,
+                    now_ms,
+                )
+            }
             Request::JoinGroup(_)
             | Request::SyncGroup(_)
             | Request::Heartbeat(_)

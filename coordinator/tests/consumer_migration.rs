@@ -374,3 +374,265 @@ fn upgrade_refusals_carry_kafkas_messages() {
         assert!(ctx.shard.classic.contains(GROUP));
     }
 }
+
+// ---- Classic members inside a consumer group (section 5.3) -------------------------------------------
+
+fn raw_protocol(
+    name: &str,
+    topics: &[&str],
+) -> protocol::messages::join_group_request::JoinGroupRequestProtocol {
+    protocol::messages::join_group_request::JoinGroupRequestProtocol::default()
+        .with_name(sb(name))
+        .with_metadata(subscription(topics))
+}
+
+/// A consumer group `GROUP` with the consumer-protocol member `m` (subscribed to foo) at epoch 2.
+fn consumer_group(policy: &str) -> TestContext {
+    let mut ctx = TestContext::new()
+        .with_config("group.consumer.migration.policy", policy)
+        .with_topics(&[("foo", 2), ("bar", 1)]);
+    let (resp, _) = heartbeat_response(&mut ctx, consumer_join("m", &["foo"]));
+    assert_eq!(resp.member_epoch, 2);
+    ctx
+}
+
+fn classic_join(
+    member: &str,
+    session: i32,
+    rebalance: i32,
+) -> protocol::messages::JoinGroupRequest {
+    join_request()
+        .member(member)
+        .raw_protocols(vec![raw_protocol("range", &["bar"])])
+        .session(session)
+        .rebalance(rebalance)
+        .build()
+}
+
+/// `#testJoiningConsumerGroupWithNewDynamicMember`: MEMBER_ID_REQUIRED with a new id and no records,
+/// then the join: the member's record with its classic metadata, the epoch bump, the target, the
+/// current assignment (STABLE at the new epoch with bar-0); the response's generation is the member
+/// epoch; the session timer uses the request's session timeout, the sync timer its rebalance timeout.
+#[test]
+fn a_classic_member_joins_a_consumer_group() {
+    let mut ctx = consumer_group("upgrade");
+    ctx.now = 1000;
+    let first = ctx.join_now(classic_join("", 8000, 6000), 9);
+    assert_eq!(first.error_code, ErrorCode::MemberIdRequired.code());
+    let id = first.member_id.to_string();
+    assert!(!id.is_empty());
+    assert!(ctx.log.len() == 5, "no records for MEMBER_ID_REQUIRED");
+    let sent = ctx.join_v(classic_join(&id, 8000, 6000), 9);
+    let joined = ctx.joined(&sent);
+    assert_eq!(joined.error_code, 0);
+    assert_eq!(joined.member_id.as_str(), id);
+    assert_eq!(joined.generation_id, 3);
+    assert_eq!(joined.protocol_type.as_deref(), Some("consumer"));
+    assert_eq!(joined.protocol_name.as_deref(), Some("range"));
+    assert_eq!(joined.leader.as_str(), "");
+    assert!(joined.members.is_empty());
+    let s = |t: &str, m: &str| (t.to_string(), m.to_string(), false);
+    assert_eq!(
+        shape(&sent.records),
+        vec![
+            s("ConsumerGroupMemberMetadata", &id),
+            s("ConsumerGroupMetadata", ""),
+            s("ConsumerGroupTargetAssignmentMember", &id),
+            s("ConsumerGroupTargetAssignmentMetadata", ""),
+            s("ConsumerGroupCurrentMemberAssignment", &id),
+        ]
+    );
+    match &sent.records[0] {
+        Record::ConsumerGroupMemberMetadata { value: Some(v), .. } => {
+            assert_eq!(v.subscribed_topic_names, vec!["bar"]);
+            assert_eq!(v.rebalance_timeout_ms, 6000);
+            let c = v
+                .classic_member_metadata
+                .as_ref()
+                .expect("classic metadata");
+            assert_eq!(c.session_timeout_ms, 8000);
+            assert_eq!(c.supported_protocols[0].name, "range");
+        }
+        other => panic!("{other:?}"),
+    }
+    match &sent.records[4] {
+        Record::ConsumerGroupCurrentMemberAssignment { value: Some(v), .. } => {
+            assert_eq!((v.member_epoch, v.previous_member_epoch), (3, 0));
+            assert_eq!(v.state, MemberState::Stable.value());
+            assert_eq!(v.assigned_partitions.len(), 1);
+            assert_eq!(v.assigned_partitions[0].topic_id, derived_topic_id("bar"));
+            assert_eq!(v.assigned_partitions[0].partitions, vec![0]);
+            assert_eq!(v.assigned_partitions[0].assignment_epochs, Some(vec![3]));
+        }
+        other => panic!("{other:?}"),
+    }
+    let timers = &ctx.shard.timers;
+    assert_eq!(
+        timers.deadline(&format!("session-timeout-{GROUP}-{id}")),
+        Some(9000)
+    );
+    assert_eq!(timers.deadline(&format!("sync-{GROUP}-{id}")), Some(7000));
+
+    // SyncGroup: the generation must be the member epoch; the protocol name the one of the join.
+    let sent = ctx.sync(sync_request(&id, 2));
+    assert_eq!(
+        ctx.synced(&sent).error_code,
+        ErrorCode::IllegalGeneration.code()
+    );
+    let sent = ctx.sync(sync_request(&id, 3).with_protocol_name(Some(sb("roundrobin"))));
+    assert_eq!(
+        ctx.synced(&sent).error_code,
+        ErrorCode::InconsistentGroupProtocol.code()
+    );
+    ctx.now = 2000;
+    let sent = ctx.sync(sync_request(&id, 3));
+    let synced = ctx.synced(&sent);
+    assert_eq!(synced.error_code, 0);
+    assert!(sent.records.is_empty());
+    assert_eq!(synced.protocol_name.as_deref(), Some("range"));
+    // A ConsumerProtocolAssignment at the version of the member's subscription (3 here): bar-0, null
+    // user data (the fields are those of version 0).
+    let mut want = assignment_bytes(&[("bar", &[0])], None);
+    want[..2].copy_from_slice(&subscription(&["bar"])[..2]);
+    assert_eq!(&subscription(&["bar"])[..2], &[0, 3]);
+    assert_eq!(synced.assignment.to_vec(), want);
+    let timers = &ctx.shard.timers;
+    assert!(!timers.is_scheduled(&format!("sync-{GROUP}-{id}")));
+    assert_eq!(
+        timers.deadline(&format!("session-timeout-{GROUP}-{id}")),
+        Some(10000)
+    );
+
+    // Heartbeat: NONE at its epoch, ILLEGAL_GENERATION otherwise; a consumer-protocol member is not
+    // a classic one.
+    assert_eq!(ctx.heartbeat_error(&id, 3), ErrorCode::None);
+    assert_eq!(ctx.heartbeat_error(&id, 2), ErrorCode::IllegalGeneration);
+    assert_eq!(ctx.heartbeat_error("m", 2), ErrorCode::UnknownMemberId);
+    assert_eq!(ctx.heartbeat_error("nobody", 3), ErrorCode::UnknownMemberId);
+}
+
+/// `#testClassicGroupHeartbeatToConsumerGroupRebalanceInProgress` and
+/// `#testConsumerGroupMemberUsingClassicProtocolFencedWhenJoinTimeout`: once the target moves past the
+/// member's epoch its heartbeat answers REBALANCE_IN_PROGRESS and starts the join timer (its rebalance
+/// timeout); if it does not rejoin, the timer fences it (CA, TA, MM tombstones, the epoch bumped).
+#[test]
+fn a_classic_member_behind_the_target_must_rejoin_or_is_fenced() {
+    let mut ctx = consumer_group("upgrade");
+    ctx.now = 1000;
+    let id = ctx
+        .join_now(classic_join("", 30000, 4000), 9)
+        .member_id
+        .to_string();
+    let joined = ctx.join_now(classic_join(&id, 30000, 4000), 9);
+    assert_eq!(joined.generation_id, 3);
+    ctx.sync(sync_request(&id, 3));
+    // bar grows: the consumer member's heartbeat moves the target to epoch 4.
+    ctx.now = 3000;
+    ctx.set_topics(coordinator::topics::TopicsImage::from_topics([
+        coordinator::topics::TopicMetadata::new("foo", 2),
+        coordinator::topics::TopicMetadata::new("bar", 2),
+    ]));
+    let (resp, _) = heartbeat_response(
+        &mut ctx,
+        ConsumerGroupHeartbeatRequest::default()
+            .with_group_id(GroupId(StrBytes::from_string(GROUP.to_string())))
+            .with_member_id(StrBytes::from_string("m".to_string()))
+            .with_member_epoch(3),
+    );
+    assert_eq!(resp.error_code, ErrorCode::FencedMemberEpoch.code());
+    let (resp, records) = heartbeat_response(
+        &mut ctx,
+        ConsumerGroupHeartbeatRequest::default()
+            .with_group_id(GroupId(StrBytes::from_string(GROUP.to_string())))
+            .with_member_id(StrBytes::from_string("m".to_string()))
+            .with_member_epoch(2),
+    );
+    assert_eq!(resp.member_epoch, 4);
+    assert!(!records.is_empty());
+    assert_eq!(ctx.heartbeat_error(&id, 3), ErrorCode::RebalanceInProgress);
+    let join_key = format!("join-{GROUP}-{id}");
+    assert_eq!(ctx.shard.timers.deadline(&join_key), Some(7000));
+    ctx.now = 3500;
+    assert_eq!(ctx.heartbeat_error(&id, 3), ErrorCode::RebalanceInProgress);
+    assert_eq!(
+        ctx.shard.timers.deadline(&join_key),
+        Some(7000),
+        "scheduled if absent"
+    );
+    let fired = ctx.sleep(3500);
+    let fence = fired
+        .iter()
+        .find(|f| f.key == join_key)
+        .expect("join timer fired");
+    let s = |t: &str, m: &str, tomb: bool| (t.to_string(), m.to_string(), tomb);
+    assert_eq!(
+        shape(&fence.outcome.records),
+        vec![
+            s("ConsumerGroupCurrentMemberAssignment", &id, true),
+            s("ConsumerGroupTargetAssignmentMember", &id, true),
+            s("ConsumerGroupMemberMetadata", &id, true),
+            s("ConsumerGroupMetadata", "", false),
+        ]
+    );
+    assert!(
+        ctx.shard
+            .consumer
+            .group(GROUP)
+            .unwrap()
+            .member(&id)
+            .is_none()
+    );
+}
+
+/// `#testClassicMemberJoinToConsumerGroupWithDisabledMigrationPolicy` (KAFKA-20640): with the policy
+/// `disabled` a new classic member is refused with INCONSISTENT_GROUP_PROTOCOL; the consumer group
+/// keeps serving Heartbeat and LeaveGroup.
+#[test]
+fn a_classic_join_is_refused_when_migration_is_disabled() {
+    let mut ctx = consumer_group("disabled");
+    let joined = ctx.join_now(classic_join("", 8000, 6000), 9);
+    assert_eq!(
+        joined.error_code,
+        ErrorCode::InconsistentGroupProtocol.code()
+    );
+    let joined = ctx.join_now(classic_join("x", 8000, 6000), 9);
+    assert_eq!(
+        joined.error_code,
+        ErrorCode::InconsistentGroupProtocol.code()
+    );
+    assert_eq!(ctx.heartbeat_error("m", 2), ErrorCode::UnknownMemberId);
+}
+
+/// `classicGroupLeaveToConsumerGroup` (KAFKA-18188): LeaveGroup fences a consumer-protocol member too;
+/// unknown members are answered UNKNOWN_MEMBER_ID, a mismatched instance FENCED_INSTANCE_ID.
+#[test]
+fn leave_group_removes_members_of_a_consumer_group() {
+    let mut ctx = consumer_group("upgrade");
+    let (r, records) = ctx.leave(leave_request(vec![
+        leave_member("m", None),
+        leave_member("nobody", None),
+        leave_member("", Some("unknown-instance")),
+    ]));
+    let codes: Vec<i16> = r.members.iter().map(|m| m.error_code).collect();
+    assert_eq!(
+        codes,
+        vec![
+            0,
+            ErrorCode::UnknownMemberId.code(),
+            ErrorCode::UnknownMemberId.code()
+        ]
+    );
+    // The last member: its tombstones, the epoch bumped, the target metadata at that epoch.
+    let s = |t: &str, m: &str, tomb: bool| (t.to_string(), m.to_string(), tomb);
+    assert_eq!(
+        shape(&records),
+        vec![
+            s("ConsumerGroupCurrentMemberAssignment", "m", true),
+            s("ConsumerGroupTargetAssignmentMember", "m", true),
+            s("ConsumerGroupMemberMetadata", "m", true),
+            s("ConsumerGroupMetadata", "", false),
+            s("ConsumerGroupTargetAssignmentMetadata", "", false),
+        ]
+    );
+    assert!(ctx.shard.consumer.group(GROUP).unwrap().is_empty());
+}

@@ -27,7 +27,7 @@ mod join;
 mod leave;
 mod offset_admission;
 mod rebalance;
-mod responses;
+pub(crate) mod responses;
 mod sync;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};

@@ -432,6 +432,14 @@ impl ConsumerGroups {
             ConsumerTimer::SessionTimeout {
                 group_id,
                 member_id,
+            }
+            | ConsumerTimer::JoinTimeout {
+                group_id,
+                member_id,
+            }
+            | ConsumerTimer::SyncTimeout {
+                group_id,
+                member_id,
             } => (group_id, member_id, None),
             ConsumerTimer::RebalanceTimeout {
                 group_id,

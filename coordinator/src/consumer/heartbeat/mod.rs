@@ -14,6 +14,7 @@
 //! * [`leave`]: epochs -1 and -2, and fencing; [`errors`].
 
 pub(crate) mod assignment;
+pub(crate) mod classic;
 pub(crate) mod errors;
 pub mod leave;
 mod member;
