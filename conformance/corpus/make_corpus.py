@@ -2977,6 +2977,71 @@ def cg5_03_classic_members_in_consumer_group():
     return s
 
 
+@scenario
+def cg5_04_online_downgrade():
+    """consumer-groups-44.md section 5.4 / 9.8: GroupMetadataManagerTest#testLastConsumerProtocolMemberLeavingConsumerGroup
+    (the policy `downgrade`: a consumer group of a classic member and a consumer-protocol member; the
+    latter leaves with -1: the consumer group's tombstones, then GroupMetadata at the group epoch with
+    the classic member leading and its target as assignment; the classic group rebalances), the classic
+    member then rejoining the classic group; the same through a LeaveGroup naming the consumer-protocol
+    member (KAFKA-18188) and through its session timeout; a group over group.max.size stays a consumer
+    group; a classic static member replacing the last consumer-protocol member (trigger B, with and
+    without a stale assignment)."""
+    s = consumer_setup("cg5-04-online-downgrade", topics=(("foo", 3), ("bar", 2), ("qux", 1)),
+                       group_consumer_migration_policy="downgrade", group_min_session_timeout_ms=10,
+                       group_initial_rebalance_delay_ms=0, group_max_size=2)
+    bar = lambda: consumer_subscription(["bar"])
+    for g, how in (("g1", "leave"), ("g2", "leavegroup"), ("g3", "timeout"), ("g4", "toobig")):
+        s.adv(100).cjoin("m-" + g, group=g, topics=("foo",), rebalance=4000)
+        s.adv(100).chb("m-" + g, 2, group=g, owned={FOO: [0, 1, 2]})
+        jc = len(s.lines) + 1
+        s.adv(1000).join(group=g, metadata=bar(), session=8000, rebalance=6000)
+        c = "$gen:%d" % jc
+        s.join(c, group=g, metadata=bar(), session=8000, rebalance=6000)
+        s.sync(c, 3, group=g)
+        if how == "toobig":
+            for _ in range(2):
+                jd = len(s.lines) + 1
+                s.adv(1000).join(group=g, metadata=bar(), session=8000, rebalance=6000)
+                s.join("$gen:%d" % jd, group=g, metadata=bar(), session=8000, rebalance=6000)
+            s.adv(100).chb("m-" + g, -1, group=g)
+            s.cdescribe(g)
+            continue
+        if how == "leave":
+            s.adv(100).chb("m-" + g, -1, group=g)
+        elif how == "leavegroup":
+            s.adv(100).leave([("m-" + g, None)], group=g)
+        else:
+            # The consumer-protocol member stops heartbeating: its session (45 s) fences it while the
+            # classic member keeps its own alive.
+            for _ in range(7):
+                s.adv(7000).hb(c, 3, group=g)
+        s.describe(g)
+        s.cdescribe(g)
+        # The classic member rejoins the classic group.
+        s.adv(100).join(c, group=g, metadata=bar(), session=8000, rebalance=6000)
+        s.adv(100).sync(c, 4, group=g, assignments={c: consumer_assignment({"bar": [0, 1]})})
+        s.hb(c, 4, group=g)
+        s.describe(g)
+    # A classic static member replacing the last consumer-protocol member (a static one) downgrades the
+    # group (validateOnlineDowngradeWithReplacedMember): with the same subscription the joiner is
+    # reconciled and the classic group stays Stable; with a new one the assignment is stale and the
+    # classic group rebalances (KAFKA-20273).
+    for g, topics in (("g5", ["foo"]), ("g6", ["foo", "qux"])):
+        s.adv(100).cjoin("m-" + g, group=g, topics=("foo",), instance="I")
+        s.adv(100).chb("m-" + g, 2, group=g, owned={FOO: [0, 1, 2]}, instance="I")
+        jc = len(s.lines) + 1
+        s.adv(1000).join(group=g, metadata=bar(), session=8000, rebalance=6000)
+        c = "$gen:%d" % jc
+        s.join(c, group=g, metadata=bar(), session=8000, rebalance=6000)
+        s.sync(c, 3, group=g)
+        s.adv(100).join(group=g, instance="I", metadata=consumer_subscription(topics), session=8000)
+        # No DescribeGroups: the classic group of two members Kafka builds here keeps them in a map of
+        # random ids (its GroupMetadata record is compared sorted).
+        s.cdescribe(g)
+    return s
+
+
 def main():
     # Every top-level script is written here; known-divergences/ also holds hand-kept scripts (cut from
     # generated ones), which are left alone.

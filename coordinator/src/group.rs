@@ -52,6 +52,23 @@ pub struct ClassicGroupView {
     pub members: Vec<ClassicMemberView>,
 }
 
+/// Partitions by topic name, in the order an assignment lists them.
+pub type NamedPartitions = Vec<(String, Vec<i32>)>;
+
+/// A consumer group turned into a classic group (online downgrade, `ClassicGroup.fromConsumerGroup`):
+/// what the classic side needs to build the group, its GroupMetadata record and its timers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DowngradedGroup {
+    pub group_id: String,
+    /// The consumer group's epoch, which becomes the generation.
+    pub generation_id: i32,
+    /// The remaining classic members in the consumer group's member order (the first becomes leader);
+    /// `assignment` is empty, `target` holds each one's target partitions by topic name.
+    pub members: Vec<(ClassicMemberView, NamedPartitions)>,
+    /// `prepareRebalance`'s reason, when the new group must rebalance at once.
+    pub rebalance_reason: Option<String>,
+}
+
 /// One member of a [`ClassicGroupView`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClassicMemberView {

@@ -636,3 +636,101 @@ fn leave_group_removes_members_of_a_consumer_group() {
     );
     assert!(ctx.shard.consumer.group(GROUP).unwrap().is_empty());
 }
+
+// ---- Downgrade (section 5.4) ----------------------------------------------------------------------
+
+/// A consumer group `GROUP` of the consumer-protocol member `m2` (foo) and the classic member `m1`
+/// (bar-0 and bar-1) at epoch 3, under `policy`.
+fn mixed_group(policy: &str) -> TestContext {
+    let mut ctx = TestContext::new()
+        .with_config("group.consumer.migration.policy", policy)
+        .with_topics(&[("foo", 3), ("bar", 2)]);
+    let (resp, _) = heartbeat_response(&mut ctx, consumer_join("m2", &["foo"]));
+    assert_eq!(resp.member_epoch, 2);
+    ctx.now = 2000;
+    let joined = ctx.join_now(classic_join("m1", 8000, 6000), 9);
+    assert_eq!((joined.error_code, joined.generation_id), (0, 3));
+    ctx
+}
+
+fn leave_request_consumer(member: &str) -> ConsumerGroupHeartbeatRequest {
+    ConsumerGroupHeartbeatRequest::default()
+        .with_group_id(GroupId(StrBytes::from_string(GROUP.to_string())))
+        .with_member_id(StrBytes::from_string(member.to_string()))
+        .with_member_epoch(-1)
+}
+
+/// `#testLastConsumerProtocolMemberLeavingConsumerGroup`: the last consumer-protocol member leaves; the
+/// consumer group's tombstones (both members), then GroupMetadata at the group epoch with the classic
+/// member leading and its target as assignment; the classic group rebalances (heartbeat and join
+/// timers).
+#[test]
+fn the_last_consumer_protocol_member_leaving_downgrades_the_group() {
+    let mut ctx = mixed_group("downgrade");
+    ctx.now = 3000;
+    let (resp, records) = heartbeat_response(&mut ctx, leave_request_consumer("m2"));
+    assert_eq!((resp.error_code, resp.member_epoch), (0, -1));
+    let t = |r: &Record| {
+        let v = r.to_json();
+        (v["type"].as_str().unwrap().to_string(), r.is_tombstone())
+    };
+    let kinds: Vec<(String, bool)> = records.iter().map(t).collect();
+    let want: Vec<(String, bool)> = [
+        ("ConsumerGroupCurrentMemberAssignment", true),
+        ("ConsumerGroupCurrentMemberAssignment", true),
+        ("ConsumerGroupTargetAssignmentMember", true),
+        ("ConsumerGroupTargetAssignmentMember", true),
+        ("ConsumerGroupTargetAssignmentMetadata", true),
+        ("ConsumerGroupMemberMetadata", true),
+        ("ConsumerGroupMemberMetadata", true),
+        ("ConsumerGroupPartitionMetadata", true),
+        ("ConsumerGroupMetadata", true),
+        ("GroupMetadata", false),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), *b))
+    .collect();
+    assert_eq!(kinds, want);
+    let value = metadata_value(records.last().unwrap());
+    assert_eq!(value.protocol_type, "consumer");
+    assert_eq!(value.generation, 3);
+    assert_eq!(value.protocol.as_deref(), Some("range"));
+    assert_eq!(value.leader.as_deref(), Some("m1"));
+    assert_eq!(value.current_state_timestamp, 3000);
+    assert_eq!(value.members.len(), 1);
+    let mut want_assignment = assignment_bytes(&[("bar", &[0, 1])], None);
+    want_assignment[..2].copy_from_slice(&[0, 3]);
+    assert_eq!(value.members[0].assignment, want_assignment);
+    assert_eq!(value.members[0].session_timeout, 8000);
+    assert!(!ctx.shard.consumer.contains(GROUP));
+    let group = ctx.group();
+    assert_eq!(
+        group.state(),
+        coordinator::classic::GroupState::PreparingRebalance
+    );
+    assert_eq!(group.generation_id(), 3);
+    assert!(
+        ctx.shard
+            .timers
+            .is_scheduled(&format!("heartbeat-{GROUP}-m1"))
+    );
+    assert!(ctx.shard.timers.is_scheduled(&format!("join-{GROUP}")));
+    // The classic member rejoins the classic group: generation 4.
+    let joined = ctx.join_now(classic_join("m1", 8000, 6000), 9);
+    assert_eq!((joined.error_code, joined.generation_id), (0, 4));
+}
+
+/// With the policy `upgrade` the same leave is a plain fence: the group stays a consumer group of
+/// its classic member.
+#[test]
+fn no_downgrade_when_the_policy_forbids_it() {
+    let mut ctx = mixed_group("upgrade");
+    let (_, records) = heartbeat_response(&mut ctx, leave_request_consumer("m2"));
+    assert!(
+        records
+            .iter()
+            .all(|r| !matches!(r, Record::GroupMetadata { .. }))
+    );
+    assert!(ctx.shard.consumer.contains(GROUP));
+    assert!(!ctx.shard.classic.contains(GROUP));
+}

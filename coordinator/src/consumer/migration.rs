@@ -311,3 +311,125 @@ pub fn create_consumer_group_records(group: &ConsumerGroup, out: &mut Vec<Record
         out.push(records::current_assignment_record(gid, m));
     }
 }
+
+/// `ConsumerGroup.createGroupTombstoneRecords`: every member's current assignment, every member's
+/// target, the target metadata, every member's metadata, every resolved regex, the legacy partition
+/// metadata and the group epoch, tombstoned in that order.
+pub fn group_tombstones(group: &ConsumerGroup) -> Vec<Record> {
+    group_tombstones_with_replaced_member(group, None)
+}
+
+/// `ConsumerGroup.createGroupTombstoneRecordsWithReplacedMember`: [`group_tombstones`] with the
+/// replaced member's id (`replaced.0`) written as the joining member's (`replaced.1`).
+pub fn group_tombstones_with_replaced_member(
+    group: &ConsumerGroup,
+    replaced: Option<(&str, &str)>,
+) -> Vec<Record> {
+    let gid = group.group_id.as_str();
+    let p = &group.persistent;
+    let members: Vec<&str> = p
+        .members
+        .keys()
+        .map(|m| match replaced {
+            Some((old, new)) if m == old => new,
+            _ => m.as_str(),
+        })
+        .collect();
+    let mut out = Vec::new();
+    for m in &members {
+        out.push(records::current_assignment_tombstone(gid, m));
+    }
+    for m in &members {
+        out.push(records::target_assignment_tombstone(gid, m));
+    }
+    out.push(records::target_metadata_tombstone(gid));
+    for m in &members {
+        out.push(records::member_subscription_tombstone(gid, m));
+    }
+    for regex in p.resolved_regexes.keys() {
+        out.push(records::regex_tombstone(gid, regex));
+    }
+    out.push(records::subscription_metadata_tombstone(gid));
+    out.push(records::group_epoch_tombstone(gid));
+    out
+}
+
+/// `ClassicGroup.fromConsumerGroup`'s input: the members that stay (all classic) in the group's member
+/// order, each with its classic metadata and its target by topic name (`Utils.toConsumerProtocolAssignment`:
+/// topics the image no longer has are left out), at the group's epoch.
+pub fn downgraded_group(
+    group: &ConsumerGroup,
+    leaving: &[&str],
+    topics: &TopicsImage,
+    rebalance_reason: Option<String>,
+) -> crate::group::DowngradedGroup {
+    downgraded_group_with_joiner(group, leaving, None, topics, rebalance_reason)
+}
+
+/// [`downgraded_group`] for a classic static member replacing the holder of its instance id: that
+/// holder is left out and the joiner comes last, with the holder's target.
+pub fn downgraded_group_with_joiner(
+    group: &ConsumerGroup,
+    leaving: &[&str],
+    joining: Option<&ConsumerGroupMember>,
+    topics: &TopicsImage,
+    rebalance_reason: Option<String>,
+) -> crate::group::DowngradedGroup {
+    let p = &group.persistent;
+    let joining_instance = joining.and_then(|j| j.instance_id.as_deref());
+    let replaced_id = joining_instance
+        .and_then(|i| p.static_members.get(i))
+        .cloned();
+    let members = p
+        .members
+        .values()
+        .filter(|m| !leaving.contains(&m.member_id.as_str()))
+        .filter(|m| joining_instance.is_none() || m.instance_id.as_deref() != joining_instance)
+        .chain(joining)
+        .map(|m| {
+            let classic = m.classic.clone().unwrap_or(ClassicMemberMetadata {
+                session_timeout_ms: 0,
+                supported_protocols: Vec::new(),
+            });
+            let view = ClassicMemberView {
+                member_id: m.member_id.clone(),
+                instance_id: m.instance_id.clone(),
+                client_id: m.client_id.clone(),
+                client_host: m.client_host.clone(),
+                rebalance_timeout_ms: m.rebalance_timeout_ms,
+                session_timeout_ms: classic.session_timeout_ms,
+                protocols: classic
+                    .supported_protocols
+                    .iter()
+                    .map(|c| (c.name.clone(), c.metadata.clone()))
+                    .collect(),
+                assignment: Vec::new(),
+            };
+            let target_id = if joining.is_some_and(|j| j.member_id == m.member_id) {
+                replaced_id.as_deref().unwrap_or(&m.member_id)
+            } else {
+                &m.member_id
+            };
+            let target = p
+                .target_assignment
+                .get(target_id)
+                .cloned()
+                .unwrap_or_default();
+            let by_name: Vec<(String, Vec<i32>)> = crate::consumer::member::topic_order(&target)
+                .into_iter()
+                .filter_map(|t| {
+                    topics
+                        .get_by_id(&t)
+                        .map(|meta| (meta.name.clone(), target[&t].iter().copied().collect()))
+                })
+                .collect();
+            (view, by_name)
+        })
+        .collect();
+    crate::group::DowngradedGroup {
+        group_id: group.group_id.clone(),
+        generation_id: p.group_epoch,
+        members,
+        rebalance_reason,
+    }
+}

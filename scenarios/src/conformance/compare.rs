@@ -21,7 +21,10 @@
 //!   member id: Kafka writes them in the order of its members' `TimelineHashMap`, which for ids built
 //!   from `Uuid.randomUuid()` (classic members converted by an online upgrade) is random; regroup's ids
 //!   differ, hence so does its order; likewise the members of a described consumer group when one
-//!   of them has a generated id.
+//!   of them has a generated id; and the members of the GroupMetadata record of an online downgrade
+//!   (one that follows a ConsumerGroupMetadata tombstone in the same output), which Kafka lists in the
+//!   order of a classic group map built outside the oracle's ordered one (the leader, the first member
+//!   added, is compared as it is).
 
 use serde_json::Value;
 
@@ -157,6 +160,23 @@ fn sort_generated_member_records(v: &mut Value) {
     let Some(Value::Array(records)) = v.get_mut("records") else {
         return;
     };
+    let mut after_consumer_tombstone = false;
+    for r in records.iter_mut() {
+        let ty = r.get("type").and_then(Value::as_str).unwrap_or("");
+        if ty == "ConsumerGroupMetadata" && r.get("value").is_none_or(Value::is_null) {
+            after_consumer_tombstone = true;
+        } else if ty == "GroupMetadata"
+            && after_consumer_tombstone
+            && let Some(Value::Array(members)) = r.pointer_mut("/value/members")
+        {
+            members.sort_by_key(|m| {
+                m.get("memberId")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            });
+        }
+    }
     let mut start = 0;
     while start < records.len() {
         let class = member_record_class(&records[start]).map(|(t, g, k, _)| (t, g, k));
@@ -467,6 +487,49 @@ mod tests {
                 &other(&format!("{g2},{g1a}"))
             )
             .is_some()
+        );
+    }
+
+    #[test]
+    fn records_of_generated_members_compare_sorted_by_member_id() {
+        let line = |records: &str| {
+            RunOutput::parse(&format!(
+                r#"{{"at":1,"line":3,"response":null,"records":[{records}]}}"#
+            ))
+            .unwrap()
+        };
+        let mm = |m: &str| {
+            format!(
+                r#"{{"type":"ConsumerGroupMemberMetadata","key":{{"groupId":"g","memberId":"{m}"}},"value":{{"x":1}}}}"#
+            )
+        };
+        let (a, b, named, other) = (mm("$gen:3"), mm("$gen:4"), mm("m1"), mm("m2"));
+        // A run holding a generated id is compared as a set.
+        assert_eq!(
+            first_divergence(&line(&format!("{a},{b}")), &line(&format!("{b},{a}"))),
+            None
+        );
+        // Named members alone keep their order.
+        assert!(
+            first_divergence(
+                &line(&format!("{named},{other}")),
+                &line(&format!("{other},{named}"))
+            )
+            .is_some()
+        );
+        // The members of a downgrade's GroupMetadata compare sorted, the leader as it is.
+        let gm = |members: &str| {
+            format!(
+                r#"{{"type":"ConsumerGroupMetadata","key":{{"groupId":"g"}},"value":null}},{{"type":"GroupMetadata","key":{{"group":"g"}},"value":{{"leader":"$gen:3","members":[{members}]}}}}"#
+            )
+        };
+        let (ma, mb) = (r#"{"memberId":"$gen:3"}"#, r#"{"memberId":"$gen:4"}"#);
+        assert_eq!(
+            first_divergence(
+                &line(&gm(&format!("{ma},{mb}"))),
+                &line(&gm(&format!("{mb},{ma}")))
+            ),
+            None
         );
     }
 

@@ -9,8 +9,8 @@
 //! protocol; its generation is its member epoch. It has no rebalance timer: its session timer uses
 //! its classic session timeout, and join and sync timers fence it when it does not come back.
 //!
-//! Not here yet (docs/divergences.md): the downgrade a classic static member replacing the last
-//! consumer-protocol member would trigger (`validateOnlineDowngradeWithReplacedMember`).
+//! A classic static member replacing the last consumer-protocol member downgrades the group
+//! (`validateOnlineDowngradeWithReplacedMember`); the shard installs the classic group.
 
 use std::collections::BTreeSet;
 
@@ -303,6 +303,23 @@ impl ConsumerGroups {
             }
         };
 
+        // A classic static member replacing the last consumer-protocol member downgrades the group
+        // (`validateOnlineDowngradeWithReplacedMember`).
+        let replaced: Option<String> = instance_id
+            .and_then(|i| group.static_member(i))
+            .filter(|existing| {
+                let p = &group.persistent;
+                let all_others_classic = !existing.use_classic_protocol()
+                    && p.members
+                        .values()
+                        .filter(|m| m.member_id != existing.member_id)
+                        .all(|m| m.use_classic_protocol());
+                all_others_classic
+                    && config.migration_policy.downgrade_enabled()
+                    && p.members.len() as i64 <= i64::from(env.config.classic.max_size)
+            })
+            .map(|existing| existing.member_id.clone());
+
         // `deserializeSubscription`: every protocol carries the same subscription; the first is read.
         let metadata = r
             .protocols
@@ -400,6 +417,52 @@ impl ConsumerGroups {
                 group.persistent.subscription_type,
             )
         };
+        if let Some(replaced_id) = replaced {
+            // `convertToClassicGroup` with the joiner: reconciled first unless the assignment is stale
+            // (KAFKA-20273), which makes the classic group rebalance at once.
+            let group: &ConsumerGroup = group;
+            let stale = group.persistent.assignment_epoch < group_epoch;
+            let updated = if stale {
+                updated
+            } else {
+                let target = group.target_of(&updated.member_id, updated.instance_id.as_deref());
+                assignment::maybe_reconcile(
+                    group,
+                    &mut hb,
+                    updated,
+                    group.persistent.assignment_epoch,
+                    &target,
+                    bump,
+                    env.topics,
+                    env.timers,
+                )?
+            };
+            hb.records.extend(
+                crate::consumer::migration::group_tombstones_with_replaced_member(
+                    group,
+                    Some((&replaced_id, member_id)),
+                ),
+            );
+            let reason = stale.then(|| {
+                format!("Downgrade group {gid} from consumer to classic with stale assignment.")
+            });
+            self.downgrades
+                .push(crate::consumer::migration::downgraded_group_with_joiner(
+                    group,
+                    &[],
+                    Some(&updated),
+                    env.topics,
+                    reason,
+                ));
+            timers::cancel_join(env.timers, gid, member_id);
+            let response = JoinGroupResponse::default()
+                .with_member_id(sb(member_id))
+                .with_generation_id(updated.member_epoch)
+                .with_protocol_type(Some(sb(crate::classic::group::CONSUMER_PROTOCOL_TYPE)))
+                .with_protocol_name(first_protocol(&updated).map(|p| sb(&p.name)))
+                .with_leader(StrBytes::default());
+            return Ok((response, hb.records));
+        }
         let inputs = assignment::TargetInputs {
             group_epoch,
             subscription_type,
@@ -607,13 +670,15 @@ impl ConsumerGroups {
             responses.push(entry);
         }
         let ids: Vec<&str> = valid.iter().map(String::as_str).collect();
-        let records = super::leave::fence_members(
+        let (records, downgrade) = super::leave::fence_members_or_downgrade(
             group,
             &ids,
             env.topics,
             &mut self.topic_hash_cache,
             env.timers,
+            super::leave::DowngradePolicy::of(env.config),
         );
+        self.downgrades.extend(downgrade);
         (responses, records)
     }
 }

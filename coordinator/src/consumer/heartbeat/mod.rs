@@ -79,7 +79,17 @@ impl ConsumerGroups {
                 }
                 None => return Err(errors::group_not_found(group_id)),
             };
-            return leave::leave(group, r, env.topics, &mut self.topic_hash_cache, env.timers);
+            let policy = leave::DowngradePolicy::of(env.config);
+            let (response, records, downgrade) = leave::leave(
+                group,
+                r,
+                env.topics,
+                &mut self.topic_hash_cache,
+                env.timers,
+                policy,
+            )?;
+            self.downgrades.extend(downgrade);
+            return Ok((response, records));
         }
         let joining = r.member_epoch == 0;
         let mut records = Vec::new();
