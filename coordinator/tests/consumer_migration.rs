@@ -734,3 +734,57 @@ fn no_downgrade_when_the_policy_forbids_it() {
     assert!(ctx.shard.consumer.contains(GROUP));
     assert!(!ctx.shard.classic.contains(GROUP));
 }
+
+/// `#testJoiningConsumerGroupReplacingExistingStaticMember` with a downgrade
+/// (`validateOnlineDowngradeWithReplacedMember`): a classic static JoinGroup with an unknown member id
+/// replaces the last consumer-protocol member (a static one); the group becomes a classic group whose
+/// members are the classic member and the joiner (last), the joiner taking the replaced member's
+/// target; its subscription is unchanged, so the assignment is not stale and the group stays Stable.
+#[test]
+fn a_classic_static_member_replacing_the_last_consumer_member_downgrades_the_group() {
+    let mut ctx = TestContext::new()
+        .with_config("group.consumer.migration.policy", "downgrade")
+        .with_topics(&[("foo", 3), ("bar", 2)]);
+    let (resp, _) = heartbeat_response(
+        &mut ctx,
+        consumer_join("m2", &["foo"]).with_instance_id(Some(StrBytes::from_string("I".into()))),
+    );
+    assert_eq!(resp.member_epoch, 2);
+    ctx.now = 2000;
+    let joined = ctx.join_now(classic_join("m1", 8000, 6000), 9);
+    assert_eq!(joined.generation_id, 3);
+    ctx.now = 3000;
+    let sent = ctx.join_v(
+        join_request()
+            .instance("I")
+            .raw_protocols(vec![raw_protocol("range", &["foo"])])
+            .session(8000)
+            .rebalance(6000)
+            .build(),
+        9,
+    );
+    let joined = ctx.joined(&sent);
+    assert_eq!(joined.error_code, 0);
+    let joiner = joined.member_id.to_string();
+    assert_ne!(joiner, "m2");
+    assert_eq!(joined.generation_id, 3);
+    let value = metadata_value(sent.records.last().unwrap());
+    assert_eq!(value.generation, 3);
+    assert_eq!(value.leader.as_deref(), Some("m1"));
+    let ids: Vec<&str> = value.members.iter().map(|m| m.member_id.as_str()).collect();
+    assert_eq!(ids, vec!["m1", joiner.as_str()]);
+    let mut foo_all = assignment_bytes(&[("foo", &[0, 1, 2])], None);
+    foo_all[..2].copy_from_slice(&[0, 3]);
+    assert_eq!(value.members[1].assignment, foo_all);
+    assert!(!ctx.shard.consumer.contains(GROUP));
+    assert_eq!(
+        ctx.group().state(),
+        coordinator::classic::GroupState::Stable
+    );
+    // No consumer timers for the joiner: its group is classic now.
+    assert!(
+        !ctx.shard
+            .timers
+            .is_scheduled(&format!("sync-{GROUP}-{joiner}"))
+    );
+}
