@@ -2741,6 +2741,307 @@ def cg7_05_expiry():
     return s
 
 
+# ---- consumer-groups-44.md section 5 / 9.8: online migration -------------------------------------------
+
+def consumer_assignment_with_user_data(partitions, user_data):
+    """A ConsumerProtocolAssignment v0 for {topic: [partitions]} whose user data is `user_data` bytes."""
+    out = struct.pack(">hi", 0, len(partitions))
+    for t, ps in partitions.items():
+        b = t.encode()
+        out += struct.pack(">h", len(b)) + b + struct.pack(">i", len(ps))
+        for p in ps:
+            out += struct.pack(">i", p)
+    out += struct.pack(">i", len(user_data)) + user_data
+    return base64.b64encode(out).decode()
+
+
+def classic_stable(s, group, members, assignments, protocols=("range",), metadata=None, version=9,
+                   session=5000, rebalance=10000, protocol_type="consumer", subscriptions=None):
+    """Static classic members (instance ids `members`) join `group` with unknown ids and settle at
+    generation 1 (Stable) with the leader's `assignments` ({instance: assignment bytes}); returns their
+    ids ($gen:<line>). The i-th member's session timeout is `session` + 1000 i (distinct deadlines: Kafka
+    schedules the converted members' timers in the random order of their ids); `subscriptions`
+    ({instance: [topics]}) overrides `metadata` per member."""
+    ids = {}
+    for n, inst in enumerate(members):
+        ids[inst] = "$gen:%d" % (len(s.lines) + 1)
+        meta = metadata or SUB
+        if subscriptions and inst in subscriptions:
+            meta = consumer_subscription(subscriptions[inst])
+        s.join(group=group, instance=inst, session=session + 1000 * n, rebalance=rebalance,
+               protocols=protocols, metadata=meta, version=version, protocol_type=protocol_type)
+    s.adv(3000).tick()
+    s.adv(3000).tick()
+    leader = members[0]
+    s.sync(ids[leader], 1, group=group, instance=leader, protocol=protocols[0],
+           assignments={ids[i]: a for i, a in assignments.items()})
+    for inst in members[1:]:
+        s.sync(ids[inst], 1, group=group, instance=inst, protocol=protocols[0])
+    return ids
+
+
+@scenario
+def cg5_02_online_upgrade():
+    """consumer-groups-44.md section 5.2 / 9.8: GroupMetadataManagerTest#testConsumerGroupHeartbeatWithStableClassicGroup
+    (a Stable classic group of two static members, foo-1 and foo-2 assigned, upgraded by a
+    ConsumerGroupHeartbeat join: the GroupMetadata tombstone, the converted members at the generation
+    with their classic metadata, the joiner bumping the epoch; the converted members' session timers use
+    their classic session timeout), #testConsumerGroupHeartbeatWithPreparingRebalanceClassicGroup (a parked
+    JoinGroup answered REBALANCE_IN_PROGRESS), a parked SyncGroup likewise, and
+    #testConsumerGroupHeartbeatWithCustomAssignorClassicGroup (user data of 0 bytes upgrades, of 1 byte
+    refuses)."""
+    s = consumer_setup("cg5-02-online-upgrade", topics=(("foo", 2), ("bar", 3), ("qux", 1)),
+                       group_initial_rebalance_delay_ms=3000, group_min_session_timeout_ms=10)
+    # The members' subscriptions never overlap, so no assignor decision depends on the order of the
+    # classic members' (random) ids.
+    classic_stable(s, "group", ["L", "F"], {"L": consumer_assignment({"foo": [0]}),
+                                            "F": consumer_assignment({"qux": [0]})},
+                   subscriptions={"L": ["foo"], "F": ["qux"]})
+    s.adv(100).cjoin("m2", group="group", topics=("bar",))
+    s.cdescribe("group")
+    s.describe("group")
+    s.adv(100).chb("m2", 2, group="group")
+    s.cdescribe("group")
+    # The classic members never heartbeat the consumer group here: their classic sessions (5 s, 6 s)
+    # fence them.
+    s.adv(2500).chb("m2", 2, group="group")
+    s.adv(2500).chb("m2", 2, group="group")
+    s.adv(1000).chb("m2", 2, group="group")
+    s.adv(100).chb("m2", 4, group="group")
+    s.cdescribe("group")
+
+    # A rebalance in progress: the leader's rejoin starts one; its JoinGroup is parked and the upgrade
+    # answers it REBALANCE_IN_PROGRESS.
+    ids = classic_stable(s, "prep", ["L", "F"], {"L": consumer_assignment({"foo": [0]}),
+                                                 "F": consumer_assignment({"qux": [0]})},
+                         subscriptions={"L": ["foo"], "F": ["qux"]})
+    s.adv(100).join(ids["L"], group="prep", instance="L", reason="rejoin",
+                    metadata=consumer_subscription(["foo"]))
+    s.adv(100).cjoin("m3", group="prep", topics=("bar",))
+    s.cdescribe("prep")
+
+    # A sync in progress: the follower's SyncGroup waits for the leader's, the join answers it.
+    s.join(group="comp", instance="L", metadata=consumer_subscription(["foo"]))
+    jf = len(s.lines) + 1
+    s.join(group="comp", instance="F", session=6000, metadata=consumer_subscription(["qux"]))
+    s.adv(3000).tick()
+    s.adv(3000).tick()
+    s.sync("$gen:%d" % jf, 1, group="comp", instance="F")
+    s.adv(100).cjoin("m4", group="comp", topics=("bar",))
+    s.cdescribe("comp")
+
+    # User data: a 0-byte buffer is no custom assignor, a 1-byte one is.
+    classic_stable(s, "ud0", ["L"], {"L": consumer_assignment_with_user_data({"foo": [0]}, b"")})
+    s.adv(100).cjoin("m5", group="ud0", topics=("bar",))
+    s.cdescribe("ud0")
+    classic_stable(s, "ud1", ["L"], {"L": consumer_assignment_with_user_data({"foo": [0]}, b"x")})
+    s.adv(100).cjoin("m6", group="ud1", topics=("bar",))
+    s.describe("ud1")
+    return s
+
+
+@scenario
+def cg5_02b_online_upgrade_refusals():
+    """consumer-groups-44.md section 5.2: validateOnlineUpgrade's refusals (GROUP_ID_NOT_FOUND) and the
+    conversion's: GroupMetadataManagerTest#testConsumerGroupHeartbeatWithNonEmptyClassicGroup (another
+    protocol type), a group larger than group.consumer.max.size, a malformed embedded subscription, a
+    group that never completed a join, and (the policy allowing downgrades only) the disabled upgrade."""
+    s = consumer_setup("cg5-02b-online-upgrade-refusals", topics=(("foo", 6),),
+                       group_initial_rebalance_delay_ms=3000, group_min_session_timeout_ms=10,
+                       group_consumer_max_size=2)
+    classic_stable(s, "connect", ["L"], {"L": consumer_assignment({"foo": [0]})}, protocol_type="connect")
+    s.adv(100).cjoin("m1", group="connect")
+    classic_stable(s, "big", ["A", "B", "C"], {"A": consumer_assignment({"foo": [0]})})
+    s.adv(100).cjoin("m2", group="big")
+    classic_stable(s, "bad", ["L"], {"L": consumer_assignment({"foo": [0]})},
+                   metadata=base64.b64encode(b"\x00\x00\xff").decode())
+    s.adv(100).cjoin("m3", group="bad")
+    s.adv(100).join(group="fresh", instance="X")
+    s.adv(100).cjoin("m4", group="fresh")
+    s.adv(100).cjoin("m5", group="fresh", version=0)
+    s.describe("connect", "big", "bad", "fresh")
+
+    t = consumer_setup("cg5-02c-online-upgrade-disabled", topics=(("foo", 6),),
+                       group_initial_rebalance_delay_ms=3000, group_min_session_timeout_ms=10,
+                       group_consumer_migration_policy="downgrade")
+    classic_stable(t, "group", ["L"], {"L": consumer_assignment({"foo": [0]})})
+    t.adv(100).cjoin("m1", group="group")
+    t.describe("group")
+    t.write()
+    return s
+
+
+@scenario
+def cg5_03_classic_members_in_consumer_group():
+    """consumer-groups-44.md section 5.3 / 9.8, the policy `upgrade` (no downgrade): classic members
+    inside a consumer group. GroupMetadataManagerTest#testJoiningConsumerGroupWithNewDynamicMember
+    (MEMBER_ID_REQUIRED, then the join with its records, generation = member epoch, session and sync
+    timers), the SyncGroup (assignment in the member's ConsumerProtocol version, ILLEGAL_GENERATION,
+    protocol type and name checks, a consumer-protocol member refused), the Heartbeat
+    (#testClassicGroupHeartbeatToConsumerGroupRebalanceInProgress: behind the target after a metadata
+    change, then a rejoin), OffsetCommit at generation = member epoch, static classic members, the
+    protocols check, a malformed subscription, LeaveGroup of classic and consumer-protocol members
+    (KAFKA-18188), the session and sync timeouts (#testConsumerGroupMemberUsingClassicProtocolFencedWhenJoinTimeout
+    by the sync timer), and #testClassicGroupJoinWithEmptyConsumerGroup."""
+    s = consumer_setup("cg5-03-classic-members-in-consumer-group",
+                       topics=(("foo", 2), ("bar", 3), ("qux", 1)),
+                       group_consumer_migration_policy="upgrade", group_min_session_timeout_ms=10,
+                       group_initial_rebalance_delay_ms=0)
+    bar = lambda: consumer_subscription(["bar"])
+    s.cjoin("m1", group="g", topics=("foo",))
+    s.adv(100).chb("m1", 2, group="g", owned={FOO: [0, 1]})
+    # A dynamic classic member: MEMBER_ID_REQUIRED, then its join (subscribing to bar): epoch 3.
+    jc = len(s.lines) + 1
+    s.adv(100).join(group="g", metadata=bar(), session=8000, rebalance=6000)
+    c = "$gen:%d" % jc
+    s.adv(100).join(c, group="g", metadata=bar(), session=8000, rebalance=6000)
+    s.cdescribe("g")
+    s.describe("g")
+    s.adv(100).sync(c, 2, group="g", protocol="range")
+    s.adv(100).sync(c, 3, group="g", protocol="range")
+    s.sync(c, 3, group="g", protocol="roundrobin")
+    s.sync(c, 3, group="g", version=4)
+    s.hb(c, 3, group="g")
+    s.hb(c, 2, group="g")
+    s.hb("nobody", 3, group="g")
+    s.hb("m1", 2, group="g")
+    s.sync("m1", 2, group="g")
+    s.commit(c, 3, group="g", topic="bar", partitions=(0, 1))
+    s.commit(c, 2, group="g", topic="bar", partitions=(0,))
+    s.adv(100).chb("m1", 2, group="g")
+    # bar grows: m1's next heartbeat moves the target to epoch 4; the classic member must rejoin.
+    s.adv(100).topics(("foo", 2), ("bar", 4), ("qux", 1))
+    s.adv(1000).chb("m1", 3, group="g")
+    s.adv(100).hb(c, 3, group="g")
+    s.adv(100).hb(c, 3, group="g")
+    s.adv(100).join(c, group="g", metadata=bar(), session=8000, rebalance=6000)
+    s.adv(100).sync(c, 4, group="g", protocol="range")
+    s.hb(c, 4, group="g")
+    s.cdescribe("g")
+    # A static classic member subscribing to qux; its protocols must be supported by every classic
+    # member (roundrobin alone is not).
+    s.adv(1000).join(group="g", instance="S", protocols=("roundrobin",), metadata=consumer_subscription(["qux"]))
+    js = len(s.lines) + 1
+    s.adv(100).join(group="g", instance="S", protocols=("range", "roundrobin"),
+                    metadata=consumer_subscription(["qux"]), session=9000)
+    st = "$gen:%d" % js
+    s.adv(100).sync(st, 5, group="g", instance="S", protocol="range")
+    s.sync(st, 5, group="g", instance="X", protocol="range")
+    s.sync("wrong", 5, group="g", instance="S", protocol="range")
+    # A malformed subscription, another protocol type.
+    jm = len(s.lines) + 1
+    s.adv(100).join(group="g", metadata=base64.b64encode(b"\x00\x00\xff").decode())
+    s.join("$gen:%d" % jm, group="g", metadata=base64.b64encode(b"\x00\x00\xff").decode())
+    s.adv(100).join(group="g", protocol_type="connect")
+    s.cdescribe("g")
+    s.adv(100).chb("m1", 4, group="g")
+    s.hb(c, 4, group="g")
+    s.hb(st, 5, group="g", instance="S")
+    s.adv(100).join(c, group="g", metadata=bar(), session=8000, rebalance=6000)
+    s.adv(100).sync(c, 5, group="g", protocol="range")
+    # The static member leaves (LeaveGroup, with an unknown member, a fenced and an unknown instance).
+    s.adv(100).leave([(st, "S"), ("nobody", None), ("wrong", "S"), ("", "T")], group="g")
+    s.cdescribe("g")
+    s.adv(100).chb("m1", 5, group="g")
+    # The classic member stops heartbeating: its classic session (8 s) fences it.
+    s.adv(9000).chb("m1", 5, group="g")
+    s.adv(100).chb("m1", 7, group="g")
+    s.cdescribe("g")
+    # A classic member that joins and never syncs: the sync timer (its rebalance timeout) fences it.
+    jn = len(s.lines) + 1
+    s.adv(1000).join(group="g", metadata=bar(), session=30000, rebalance=3000)
+    s.adv(100).join("$gen:%d" % jn, group="g", metadata=bar(), session=30000, rebalance=3000)
+    s.adv(2000).chb("m1", 7, group="g")
+    s.adv(2000).chb("m1", 8, group="g")
+    s.cdescribe("g")
+    # LeaveGroup removes a consumer-protocol member too (KAFKA-18188); the group is left empty.
+    s.adv(100).leave([("m1", None)], group="g")
+    s.cdescribe("g")
+    # An empty consumer group: a classic join deletes it and the group is classic.
+    s.adv(100).join(group="g", metadata=bar())
+    s.describe("g")
+
+    t = consumer_setup("cg5-03b-classic-join-migration-disabled", topics=(("foo", 2),),
+                       group_consumer_migration_policy="disabled", group_min_session_timeout_ms=10)
+    # GroupMetadataManagerTest#testClassicMemberJoinToConsumerGroupWithDisabledMigrationPolicy.
+    t.cjoin("m1", group="g", topics=("foo",))
+    t.cjoin("m2", group="g", topics=("foo",), instance="I")
+    t.adv(100).join(group="g")
+    t.join("x", group="g")
+    t.join(group="g", instance="I")
+    t.hb("m1", 2, group="g")
+    t.sync("m1", 2, group="g")
+    t.leave([("m1", None)], group="g")
+    t.cdescribe("g")
+    t.write()
+    return s
+
+
+@scenario
+def cg5_04_online_downgrade():
+    """consumer-groups-44.md section 5.4 / 9.8: GroupMetadataManagerTest#testLastConsumerProtocolMemberLeavingConsumerGroup
+    (the policy `downgrade`: a consumer group of a classic member and a consumer-protocol member; the
+    latter leaves with -1: the consumer group's tombstones, then GroupMetadata at the group epoch with
+    the classic member leading and its target as assignment; the classic group rebalances), the classic
+    member then rejoining the classic group; the same through a LeaveGroup naming the consumer-protocol
+    member (KAFKA-18188) and through its session timeout; a group over group.max.size stays a consumer
+    group; a classic static member replacing the last consumer-protocol member (trigger B, with and
+    without a stale assignment)."""
+    s = consumer_setup("cg5-04-online-downgrade", topics=(("foo", 3), ("bar", 2), ("qux", 1)),
+                       group_consumer_migration_policy="downgrade", group_min_session_timeout_ms=10,
+                       group_initial_rebalance_delay_ms=0, group_max_size=2)
+    bar = lambda: consumer_subscription(["bar"])
+    for g, how in (("g1", "leave"), ("g2", "leavegroup"), ("g3", "timeout"), ("g4", "toobig")):
+        s.adv(100).cjoin("m-" + g, group=g, topics=("foo",), rebalance=4000)
+        s.adv(100).chb("m-" + g, 2, group=g, owned={FOO: [0, 1, 2]})
+        jc = len(s.lines) + 1
+        s.adv(1000).join(group=g, metadata=bar(), session=8000, rebalance=6000)
+        c = "$gen:%d" % jc
+        s.join(c, group=g, metadata=bar(), session=8000, rebalance=6000)
+        s.sync(c, 3, group=g)
+        if how == "toobig":
+            for _ in range(2):
+                jd = len(s.lines) + 1
+                s.adv(1000).join(group=g, metadata=bar(), session=8000, rebalance=6000)
+                s.join("$gen:%d" % jd, group=g, metadata=bar(), session=8000, rebalance=6000)
+            s.adv(100).chb("m-" + g, -1, group=g)
+            s.cdescribe(g)
+            continue
+        if how == "leave":
+            s.adv(100).chb("m-" + g, -1, group=g)
+        elif how == "leavegroup":
+            s.adv(100).leave([("m-" + g, None)], group=g)
+        else:
+            # The consumer-protocol member stops heartbeating: its session (45 s) fences it while the
+            # classic member keeps its own alive.
+            for _ in range(7):
+                s.adv(7000).hb(c, 3, group=g)
+        s.describe(g)
+        s.cdescribe(g)
+        # The classic member rejoins the classic group.
+        s.adv(100).join(c, group=g, metadata=bar(), session=8000, rebalance=6000)
+        s.adv(100).sync(c, 4, group=g, assignments={c: consumer_assignment({"bar": [0, 1]})})
+        s.hb(c, 4, group=g)
+        s.describe(g)
+    # A classic static member replacing the last consumer-protocol member (a static one) downgrades the
+    # group (validateOnlineDowngradeWithReplacedMember): with the same subscription the joiner is
+    # reconciled and the classic group stays Stable; with a new one the assignment is stale and the
+    # classic group rebalances (KAFKA-20273).
+    for g, topics in (("g5", ["foo"]), ("g6", ["foo", "qux"])):
+        s.adv(100).cjoin("m-" + g, group=g, topics=("foo",), instance="I")
+        s.adv(100).chb("m-" + g, 2, group=g, owned={FOO: [0, 1, 2]}, instance="I")
+        jc = len(s.lines) + 1
+        s.adv(1000).join(group=g, metadata=bar(), session=8000, rebalance=6000)
+        c = "$gen:%d" % jc
+        s.join(c, group=g, metadata=bar(), session=8000, rebalance=6000)
+        s.sync(c, 3, group=g)
+        s.adv(100).join(group=g, instance="I", metadata=consumer_subscription(topics), session=8000)
+        # No DescribeGroups: the classic group of two members Kafka builds here keeps them in a map of
+        # random ids (its GroupMetadata record is compared sorted).
+        s.cdescribe(g)
+    return s
+
+
 def main():
     # Every top-level script is written here; known-divergences/ also holds hand-kept scripts (cut from
     # generated ones), which are left alone.

@@ -36,6 +36,52 @@ pub trait OtherGroupType {
     fn member_count(&self, _group_id: &str) -> usize {
         0
     }
+    /// What an online upgrade reads of a classic group (`ConsumerGroup.fromClassicGroup`), when this
+    /// type holds one of that id.
+    fn classic_view(&self, _group_id: &str) -> Option<ClassicGroupView> {
+        None
+    }
+}
+
+/// A classic group as the consumer code converts it (online upgrade, KIP-848): its generation, the
+/// selected protocol and every member (`ClassicGroup.allMembers()`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassicGroupView {
+    pub generation_id: i32,
+    pub protocol_name: Option<String>,
+    pub members: Vec<ClassicMemberView>,
+}
+
+/// Partitions by topic name, in the order an assignment lists them.
+pub type NamedPartitions = Vec<(String, Vec<i32>)>;
+
+/// A consumer group turned into a classic group (online downgrade, `ClassicGroup.fromConsumerGroup`):
+/// what the classic side needs to build the group, its GroupMetadata record and its timers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DowngradedGroup {
+    pub group_id: String,
+    /// The consumer group's epoch, which becomes the generation.
+    pub generation_id: i32,
+    /// The remaining classic members in the consumer group's member order (the first becomes leader);
+    /// `assignment` is empty, `target` holds each one's target partitions by topic name.
+    pub members: Vec<(ClassicMemberView, NamedPartitions)>,
+    /// `prepareRebalance`'s reason, when the new group must rebalance at once.
+    pub rebalance_reason: Option<String>,
+}
+
+/// One member of a [`ClassicGroupView`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassicMemberView {
+    pub member_id: String,
+    pub instance_id: Option<String>,
+    pub client_id: String,
+    pub client_host: String,
+    pub rebalance_timeout_ms: i32,
+    pub session_timeout_ms: i32,
+    /// (name, metadata) in the member's order of preference.
+    pub protocols: Vec<(String, Vec<u8>)>,
+    /// The assignment of the last completed sync (empty: none).
+    pub assignment: Vec<u8>,
 }
 
 /// Two other group types seen as one by a group type's handler (a group id belongs to at most one type):
@@ -85,6 +131,10 @@ impl OtherGroupType for TwoTypes<'_> {
 
     fn member_count(&self, group_id: &str) -> usize {
         self.first.member_count(group_id)
+    }
+
+    fn classic_view(&self, group_id: &str) -> Option<ClassicGroupView> {
+        self.first.classic_view(group_id)
     }
 }
 

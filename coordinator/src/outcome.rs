@@ -109,6 +109,12 @@ pub enum ConsumerTimer {
         member_id: String,
         member_epoch: i32,
     },
+    /// `join-<group>-<member>`: a classic-protocol member did not rejoin in time; fence it if it is
+    /// still there.
+    JoinTimeout { group_id: String, member_id: String },
+    /// `sync-<group>-<member>`: a classic-protocol member did not sync in time; fence it if it is still
+    /// there.
+    SyncTimeout { group_id: String, member_id: String },
 }
 
 /// What a streams timer does when it fires.

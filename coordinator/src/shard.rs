@@ -110,7 +110,20 @@ impl Shard {
                 let handled = self
                     .consumer
                     .handle(&mut consumer_env!(self), ctx, request, now_ms);
-                streams_outcome(token, handled)
+                let mut outcome = Outcome::default();
+                // An online upgrade answers the classic group's parked requests before its
+                // tombstone is replayed (`convertToConsumerGroup`).
+                for group_id in self.consumer.take_upgrade_attempts() {
+                    self.classic.complete_all_join_and_sync_futures(
+                        &group_id,
+                        protocol::ErrorCode::RebalanceInProgress,
+                        &mut outcome,
+                    );
+                }
+                let mut handled_outcome = streams_outcome(token, handled);
+                handled_outcome.replies.splice(0..0, outcome.replies);
+                self.install_downgrades(&mut handled_outcome, now_ms);
+                handled_outcome
             }
             Request::StreamsGroupHeartbeat(_)
             | Request::StreamsGroupDescribe(_)
@@ -136,6 +149,30 @@ impl Shard {
                         },
                     );
                 }
+                outcome
+            }
+            // A classic member of a consumer group (online migration): the consumer group serves its
+            // JoinGroup, SyncGroup, Heartbeat and LeaveGroup.
+            Request::JoinGroup(_)
+            | Request::SyncGroup(_)
+            | Request::Heartbeat(_)
+            | Request::LeaveGroup(_)
+                if crate::consumer::heartbeat::classic::serves(
+                    &self.consumer,
+                    &self.config.classic,
+                    ctx,
+                    request,
+                ) =>
+            {
+                let mut outcome = crate::consumer::heartbeat::classic::handle(
+                    &mut self.consumer,
+                    &mut consumer_env!(self),
+                    token,
+                    ctx,
+                    request,
+                    now_ms,
+                );
+                self.install_downgrades(&mut outcome, now_ms);
                 outcome
             }
             Request::JoinGroup(_)
@@ -304,10 +341,12 @@ impl Shard {
             }
             TimerTask::Consumer(t) => {
                 let records = self.consumer.run_timer(t, &mut consumer_env!(self));
-                self.commit(Outcome {
+                let mut outcome = Outcome {
                     records,
                     ..Outcome::default()
-                })
+                };
+                self.install_downgrades(&mut outcome, now_ms);
+                self.commit(outcome)
             }
             TimerTask::GroupExpiration => self.cleanup_group_metadata(now_ms),
         }
@@ -340,6 +379,23 @@ impl Shard {
             group_id,
             records,
         );
+    }
+
+    /// The classic half of the online downgrades the consumer code decided (`convertToClassicGroup`):
+    /// each new classic group is installed and its GroupMetadata record follows the consumer group's
+    /// tombstones in `outcome`.
+    fn install_downgrades(&mut self, outcome: &mut Outcome, now_ms: i64) {
+        for d in self.consumer.take_downgrades() {
+            if let Ok(records) = self.classic.install_downgraded(
+                &d,
+                &self.config.classic,
+                &self.config.kafka_bugs,
+                &mut self.timers,
+                now_ms,
+            ) {
+                outcome.records.extend(records);
+            }
+        }
     }
 
     /// Applies a handler's records after it returned, as Kafka's runtime does.

@@ -325,7 +325,7 @@ fn leave_group(
 
 /// Kafka's `LeaveGroupResponse(data, version)`: before v3 only one error code, the top-level one or else
 /// the single member's.
-fn leave_response(
+pub(crate) fn leave_response(
     result: Result<Vec<MemberResponse>, ErrorCode>,
     version: i16,
 ) -> LeaveGroupResponse {

@@ -127,6 +127,11 @@ impl ClassicGroup {
         self.current_state_timestamp.unwrap_or(-1)
     }
 
+    /// Sets the selected protocol (a group built by an online downgrade).
+    pub fn set_protocol_name(&mut self, name: Option<String>) {
+        self.protocol_name = name;
+    }
+
     pub fn new_member_added(&self) -> bool {
         self.new_member_added
     }

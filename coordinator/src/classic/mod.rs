@@ -27,7 +27,7 @@ mod join;
 mod leave;
 mod offset_admission;
 mod rebalance;
-mod responses;
+pub(crate) mod responses;
 mod sync;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -157,6 +157,126 @@ impl ClassicGroups {
             self.groups.remove(group_id);
         }
         simple
+    }
+
+    /// `ClassicGroup.completeAllJoinFutures(error)` then `completeAllSyncFutures(error)`: every parked
+    /// JoinGroup is answered with `error` and the member's id, every parked SyncGroup with `error`
+    /// (an online upgrade does this before converting the group, whether or not the conversion then
+    /// succeeds). The replies go to `out`.
+    pub fn complete_all_join_and_sync_futures(
+        &mut self,
+        group_id: &str,
+        error: ErrorCode,
+        out: &mut Outcome,
+    ) {
+        let Some(group) = self.groups.get_mut(group_id) else {
+            return;
+        };
+        for member_id in group.member_ids() {
+            if let Some(parked) = group.take_join(&member_id) {
+                responses::answer_parked_join(
+                    out,
+                    parked,
+                    responses::join_error(&member_id, error),
+                );
+            }
+        }
+        for member_id in group.member_ids() {
+            if let Some(parked) = group.take_sync(&member_id) {
+                responses::answer_parked_sync(out, parked, responses::sync_error(error));
+            }
+        }
+        let dead = &self.dead_tokens;
+        out.replies.retain(|r| !dead.contains(&r.token));
+    }
+
+    /// The classic side of an online downgrade (`GroupMetadataManager.convertToClassicGroup` after the
+    /// consumer group's tombstones): `ClassicGroup.fromConsumerGroup` (a Stable group at the consumer
+    /// group's epoch, protocol type `consumer`, the members in order, the first leading, the protocol
+    /// voted, each member's target serialized in the ConsumerProtocol version of its metadata for that
+    /// protocol), its GroupMetadata record (returned, to be appended and replayed as this shard's own
+    /// write: the live group is not rebuilt from it), a heartbeat timer per member, and a rebalance
+    /// when `rebalance_reason` is set.
+    pub fn install_downgraded(
+        &mut self,
+        d: &crate::group::DowngradedGroup,
+        config: &ClassicConfig,
+        bugs: &KafkaBugs,
+        timers: &mut Timers<TimerTask>,
+        now_ms: i64,
+    ) -> Result<Vec<Record>, IllegalState> {
+        let gid = d.group_id.as_str();
+        let mut group = ClassicGroup::loaded(
+            gid,
+            GroupState::Stable,
+            d.generation_id,
+            Some(group::CONSUMER_PROTOCOL_TYPE.to_string()),
+            None,
+            None,
+            Some(now_ms),
+        );
+        for (m, _) in &d.members {
+            group.add(
+                ClassicMember::new(
+                    m.member_id.clone(),
+                    m.instance_id.clone(),
+                    m.client_id.clone(),
+                    m.client_host.clone(),
+                    m.rebalance_timeout_ms,
+                    m.session_timeout_ms,
+                    group::CONSUMER_PROTOCOL_TYPE.to_string(),
+                    m.protocols
+                        .iter()
+                        .map(|(name, metadata)| member::Protocol {
+                            name: name.clone(),
+                            metadata: bytes::Bytes::copy_from_slice(metadata),
+                        })
+                        .collect(),
+                ),
+                None,
+            )?;
+        }
+        let protocol = group.select_protocol()?;
+        group.set_protocol_name(Some(protocol.clone()));
+        group.set_subscribed_topics(group.compute_subscribed_topics());
+        let mut assignments = BTreeMap::new();
+        for (m, target) in &d.members {
+            let version = group
+                .member(&m.member_id)
+                .and_then(|c| c.metadata(&protocol))
+                .map_or(0, |b| crate::consumer::migration::subscription_version(b));
+            let bytes = crate::consumer::migration::serialize_assignment(version, target);
+            if let Some(c) = group.member_mut(&m.member_id) {
+                c.assignment = bytes.clone();
+            }
+            assignments.insert(m.member_id.clone(), bytes);
+        }
+        let record = persist::metadata_record(&group, &assignments)?;
+        if let Record::GroupMetadata {
+            value: Some(value), ..
+        } = &record
+        {
+            self.own_writes.push_back((gid.to_string(), value.clone()));
+        }
+        self.groups.insert(gid.to_string(), group);
+        let mut out = Outcome {
+            records: vec![record],
+            ..Outcome::default()
+        };
+        let reason = d.rebalance_reason.is_some();
+        self.run(config, bugs, timers, now_ms, &mut out, |groups, _, ctx| {
+            let Some(group) = groups.get_mut(gid) else {
+                return Ok(());
+            };
+            for member_id in group.member_ids() {
+                rebalance::reschedule_heartbeat(group, &member_id, ctx);
+            }
+            if reason {
+                rebalance::prepare_rebalance(group, ctx)?;
+            }
+            Ok(())
+        })?;
+        Ok(out.records)
     }
 
     /// Test hook: the next GroupMetadata write a classic handler makes fails with `error` (Kafka's
@@ -472,5 +592,30 @@ impl crate::group::OtherGroupType for ClassicGroups {
 
     fn member_count(&self, group_id: &str) -> usize {
         self.get(group_id).map_or(0, |g| g.members().count())
+    }
+
+    fn classic_view(&self, group_id: &str) -> Option<crate::group::ClassicGroupView> {
+        let g = self.get(group_id)?;
+        Some(crate::group::ClassicGroupView {
+            generation_id: g.generation_id(),
+            protocol_name: g.protocol_name().map(str::to_string),
+            members: g
+                .members()
+                .map(|m| crate::group::ClassicMemberView {
+                    member_id: m.member_id.clone(),
+                    instance_id: m.group_instance_id.clone(),
+                    client_id: m.client_id.clone(),
+                    client_host: m.client_host.clone(),
+                    rebalance_timeout_ms: m.rebalance_timeout_ms,
+                    session_timeout_ms: m.session_timeout_ms,
+                    protocols: m
+                        .protocols
+                        .iter()
+                        .map(|p| (p.name.clone(), p.metadata.to_vec()))
+                        .collect(),
+                    assignment: m.assignment.to_vec(),
+                })
+                .collect(),
+        })
     }
 }

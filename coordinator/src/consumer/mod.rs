@@ -11,14 +11,15 @@
 //! Regular-expression subscriptions: [`topic_regex`] reads RE2J's syntax, [`regex_refresh`] resolves
 //! a group's regexes after the heartbeat that scheduled it (Kafka's executor task).
 //!
-//! Not yet here (docs/consumer.md): online migration from and to classic groups (classic members
-//! inside a consumer group), and the classic apis on consumer groups.
+//! Online migration from and to classic groups ([`migration`], [`heartbeat::classic`]): the upgrade
+//! by a consumer join, classic members inside a consumer group, the downgrade.
 
 pub mod assignor;
 pub mod describe;
 pub mod group;
 pub mod heartbeat;
 pub mod member;
+pub mod migration;
 pub mod offset_admission;
 pub mod reconcile;
 pub mod records;
@@ -75,6 +76,12 @@ pub struct ConsumerGroups {
     image_updates: i64,
     /// `lastMetadataImageWithNewTopics` as an update count (0: the first image).
     last_update_with_new_topics: i64,
+    /// Classic groups a heartbeat started to upgrade (past `validateOnlineUpgrade`) whose parked
+    /// JoinGroups and SyncGroups the shard must answer REBALANCE_IN_PROGRESS.
+    upgrade_attempts: Vec<String>,
+    /// Consumer groups the last operation turned into classic groups (online downgrade), for the
+    /// shard to install on the classic side.
+    downgrades: Vec<crate::group::DowngradedGroup>,
 }
 
 impl ConsumerGroups {
@@ -128,27 +135,10 @@ impl ConsumerGroups {
 
     /// The records that delete the group (`ConsumerGroup.createGroupTombstoneRecords`).
     pub fn tombstones(&self, group_id: &str) -> Vec<Record> {
-        let Some(group) = self.groups.get(group_id) else {
-            return Vec::new();
-        };
-        let members: Vec<&String> = group.persistent.members.keys().collect();
-        let mut out = Vec::new();
-        for m in &members {
-            out.push(records::current_assignment_tombstone(group_id, m));
-        }
-        for m in &members {
-            out.push(records::target_assignment_tombstone(group_id, m));
-        }
-        out.push(records::target_metadata_tombstone(group_id));
-        for m in &members {
-            out.push(records::member_subscription_tombstone(group_id, m));
-        }
-        for regex in group.persistent.resolved_regexes.keys() {
-            out.push(records::regex_tombstone(group_id, regex));
-        }
-        out.push(records::subscription_metadata_tombstone(group_id));
-        out.push(records::group_epoch_tombstone(group_id));
-        out
+        self.groups
+            .get(group_id)
+            .map(migration::group_tombstones)
+            .unwrap_or_default()
     }
 
     /// A member id for a v0 join that sent none: Kafka's `Uuid.randomUuid().toString()` form, drawn
@@ -193,6 +183,17 @@ impl ConsumerGroups {
             now_ms,
         );
         Some((task, records))
+    }
+
+    /// The classic groups the last request started to upgrade (`convertToConsumerGroup` completes their
+    /// join and sync futures first), emptied.
+    pub fn take_upgrade_attempts(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.upgrade_attempts)
+    }
+
+    /// The downgrades the last operation decided (`convertToClassicGroup`'s classic half), emptied.
+    pub fn take_downgrades(&mut self) -> Vec<crate::group::DowngradedGroup> {
+        std::mem::take(&mut self.downgrades)
     }
 
     /// `CoordinatorExecutor.cancelAll` (the shard is unloaded).
@@ -422,6 +423,14 @@ impl ConsumerGroups {
             ConsumerTimer::SessionTimeout {
                 group_id,
                 member_id,
+            }
+            | ConsumerTimer::JoinTimeout {
+                group_id,
+                member_id,
+            }
+            | ConsumerTimer::SyncTimeout {
+                group_id,
+                member_id,
             } => (group_id, member_id, None),
             ConsumerTimer::RebalanceTimeout {
                 group_id,
@@ -434,13 +443,16 @@ impl ConsumerGroups {
                 if g.member(member_id)
                     .is_some_and(|m| epoch.is_none_or(|e| m.member_epoch == e)) =>
             {
-                heartbeat::leave::fence_members(
+                let (records, downgrade) = heartbeat::leave::fence_members_or_downgrade(
                     g,
                     &[member_id.as_str()],
                     env.topics,
                     &mut self.topic_hash_cache,
                     env.timers,
-                )
+                    heartbeat::leave::DowngradePolicy::of(env.config),
+                );
+                self.downgrades.extend(downgrade);
+                records
             }
             _ => Vec::new(),
         }

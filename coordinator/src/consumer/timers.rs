@@ -66,6 +66,56 @@ pub fn schedule_rebalance(
     );
 }
 
+/// `scheduleConsumerGroupJoinTimeoutIfAbsent`: a classic-protocol member told to rejoin is fenced if
+/// it has not rejoined by then.
+pub fn schedule_join_if_absent(
+    timers: &mut Timers<TimerTask>,
+    group_id: &str,
+    member_id: &str,
+    deadline_ms: i64,
+) {
+    let key = join_key(group_id, member_id);
+    if timers.is_scheduled(&key) {
+        return;
+    }
+    timers.schedule(
+        key,
+        deadline_ms,
+        TimerTask::Consumer(ConsumerTimer::JoinTimeout {
+            group_id: group_id.to_string(),
+            member_id: member_id.to_string(),
+        }),
+    );
+}
+
+/// `scheduleConsumerGroupSyncTimeout`: a classic-protocol member that joined is fenced if it has not
+/// synced by then.
+pub fn schedule_sync(
+    timers: &mut Timers<TimerTask>,
+    group_id: &str,
+    member_id: &str,
+    deadline_ms: i64,
+) {
+    timers.schedule(
+        sync_key(group_id, member_id),
+        deadline_ms,
+        TimerTask::Consumer(ConsumerTimer::SyncTimeout {
+            group_id: group_id.to_string(),
+            member_id: member_id.to_string(),
+        }),
+    );
+}
+
+/// `cancelConsumerGroupJoinTimeout`.
+pub fn cancel_join(timers: &mut Timers<TimerTask>, group_id: &str, member_id: &str) {
+    timers.cancel(&join_key(group_id, member_id));
+}
+
+/// `cancelConsumerGroupSyncTimeout`.
+pub fn cancel_sync(timers: &mut Timers<TimerTask>, group_id: &str, member_id: &str) {
+    timers.cancel(&sync_key(group_id, member_id));
+}
+
 /// `cancelTimers` for a fenced member: its session, rebalance, join and sync timeouts.
 pub fn cancel_member(timers: &mut Timers<TimerTask>, group_id: &str, member_id: &str) {
     timers.cancel(&session_key(group_id, member_id));

@@ -16,6 +16,15 @@
 //!   keeping its assignment epoch), and a described member's subscribed topic names sorted. Kafka
 //!   lists them in the iteration order of `HashMap`s and `HashSet`s whose capacity depends on how each
 //!   map was built (copied, filtered, merged); its own tests sort them too (`Assertions.java`).
+//! * a run of consecutive consumer-group records of one type, one group and one kind (value or
+//!   tombstone) of which at least one is keyed by a generated member id (`$gen:N`) is compared sorted by
+//!   member id: Kafka writes them in the order of its members' `TimelineHashMap`, which for ids built
+//!   from `Uuid.randomUuid()` (classic members converted by an online upgrade) is random; regroup's ids
+//!   differ, hence so does its order; likewise the members of a described consumer group when one
+//!   of them has a generated id; and the members of the GroupMetadata record of an online downgrade
+//!   (one that follows a ConsumerGroupMetadata tombstone in the same output), which Kafka lists in the
+//!   order of a classic group map built outside the oracle's ordered one (the leader, the first member
+//!   added, is compared as it is).
 
 use serde_json::Value;
 
@@ -111,8 +120,85 @@ pub fn normalise(lines: &[Value]) -> Vec<Value> {
         sort_endpoint_partitions(v);
         sort_cleanup_records_by_group(v);
         sort_consumer_assignments(v);
+        sort_generated_member_records(v);
     }
     out
+}
+
+/// The member id of a consumer-group record's key, with the record's type, group and kind, when it
+/// has one.
+fn member_record_class(r: &Value) -> Option<(String, String, bool, &str)> {
+    let ty = r.get("type")?.as_str()?;
+    if !ty.starts_with("ConsumerGroup") {
+        return None;
+    }
+    let key = r.get("key")?;
+    let member = key.get("memberId")?.as_str()?;
+    let group = key.get("groupId")?.as_str()?;
+    let tombstone = r.get("value").is_none_or(Value::is_null);
+    Some((ty.to_string(), group.to_string(), tombstone, member))
+}
+
+fn sort_generated_member_records(v: &mut Value) {
+    if let Some(Value::Array(groups)) = v.pointer_mut("/response/groups") {
+        for g in groups {
+            let Some(Value::Array(members)) = g.get_mut("members") else {
+                continue;
+            };
+            let id = |m: &Value| {
+                m.get("memberId")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            };
+            let consumer = members.iter().all(|m| m.get("memberType").is_some());
+            if consumer && members.iter().any(|m| id(m).starts_with("$gen:")) {
+                members.sort_by_key(id);
+            }
+        }
+    }
+    let Some(Value::Array(records)) = v.get_mut("records") else {
+        return;
+    };
+    let mut after_consumer_tombstone = false;
+    for r in records.iter_mut() {
+        let ty = r.get("type").and_then(Value::as_str).unwrap_or("");
+        if ty == "ConsumerGroupMetadata" && r.get("value").is_none_or(Value::is_null) {
+            after_consumer_tombstone = true;
+        } else if ty == "GroupMetadata"
+            && after_consumer_tombstone
+            && let Some(Value::Array(members)) = r.pointer_mut("/value/members")
+        {
+            members.sort_by_key(|m| {
+                m.get("memberId")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            });
+        }
+    }
+    let mut start = 0;
+    while start < records.len() {
+        let class = member_record_class(&records[start]).map(|(t, g, k, _)| (t, g, k));
+        let mut end = start + 1;
+        while class.is_some()
+            && end < records.len()
+            && member_record_class(&records[end]).map(|(t, g, k, _)| (t, g, k)) == class
+        {
+            end += 1;
+        }
+        let generated = records[start..end]
+            .iter()
+            .any(|r| member_record_class(r).is_some_and(|(_, _, _, m)| m.starts_with("$gen:")));
+        if end - start > 1 && generated {
+            records[start..end].sort_by(|a, b| {
+                let ma = member_record_class(a).map(|c| c.3.to_string());
+                let mb = member_record_class(b).map(|c| c.3.to_string());
+                ma.cmp(&mb)
+            });
+        }
+        start = end;
+    }
 }
 
 /// Sorts one list of `{topicId, partitions[, assignmentEpochs]}` entries by topic id, and each entry's
@@ -401,6 +487,49 @@ mod tests {
                 &other(&format!("{g2},{g1a}"))
             )
             .is_some()
+        );
+    }
+
+    #[test]
+    fn records_of_generated_members_compare_sorted_by_member_id() {
+        let line = |records: &str| {
+            RunOutput::parse(&format!(
+                r#"{{"at":1,"line":3,"response":null,"records":[{records}]}}"#
+            ))
+            .unwrap()
+        };
+        let mm = |m: &str| {
+            format!(
+                r#"{{"type":"ConsumerGroupMemberMetadata","key":{{"groupId":"g","memberId":"{m}"}},"value":{{"x":1}}}}"#
+            )
+        };
+        let (a, b, named, other) = (mm("$gen:3"), mm("$gen:4"), mm("m1"), mm("m2"));
+        // A run holding a generated id is compared as a set.
+        assert_eq!(
+            first_divergence(&line(&format!("{a},{b}")), &line(&format!("{b},{a}"))),
+            None
+        );
+        // Named members alone keep their order.
+        assert!(
+            first_divergence(
+                &line(&format!("{named},{other}")),
+                &line(&format!("{other},{named}"))
+            )
+            .is_some()
+        );
+        // The members of a downgrade's GroupMetadata compare sorted, the leader as it is.
+        let gm = |members: &str| {
+            format!(
+                r#"{{"type":"ConsumerGroupMetadata","key":{{"groupId":"g"}},"value":null}},{{"type":"GroupMetadata","key":{{"group":"g"}},"value":{{"leader":"$gen:3","members":[{members}]}}}}"#
+            )
+        };
+        let (ma, mb) = (r#"{"memberId":"$gen:3"}"#, r#"{"memberId":"$gen:4"}"#);
+        assert_eq!(
+            first_divergence(
+                &line(&gm(&format!("{ma},{mb}"))),
+                &line(&gm(&format!("{mb},{ma}")))
+            ),
+            None
         );
     }
 

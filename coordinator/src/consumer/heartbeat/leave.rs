@@ -18,8 +18,8 @@ use crate::streams::hash::{TopicHashCache, group_hash_cached};
 use crate::timer::Timers;
 use crate::topics::TopicsImage;
 
-/// `consumerGroupFenceMembers` for members of a group with no classic-protocol member (so never a
-/// downgrade): each member's tombstones, the tombstones of the regexes nobody else uses, one
+/// `consumerGroupFenceMembers` past its downgrade branch ([`fence_members_or_downgrade`]): each
+/// member's tombstones, the tombstones of the regexes nobody else uses, one
 /// group-epoch bump with the hash recomputed without them,
 /// and, when every member goes, the assignment epoch moved along with timestamp 0 (KAFKA-20442); their
 /// timers are cancelled. The target is not recomputed here.
@@ -89,6 +89,85 @@ pub fn fence_members(
     records
 }
 
+/// What the downgrade checks read of the shard's config.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DowngradePolicy {
+    /// `group.consumer.migration.policy` allows downgrades.
+    pub enabled: bool,
+    /// `group.max.size` (classic groups).
+    pub classic_max_size: i32,
+}
+
+impl DowngradePolicy {
+    pub fn of(config: &crate::config::ShardConfig) -> Self {
+        Self {
+            enabled: config.consumer.migration_policy.downgrade_enabled(),
+            classic_max_size: config.classic.max_size,
+        }
+    }
+}
+
+/// `validateOnlineDowngradeWithFencedMembers`: every member that stays uses the classic protocol, at
+/// least one stays, the policy allows downgrades and the rest fits in a classic group.
+pub fn validate_online_downgrade_with_fenced_members(
+    group: &ConsumerGroup,
+    fenced: &[&str],
+    policy: DowngradePolicy,
+) -> bool {
+    let p = &group.persistent;
+    let staying: Vec<_> = p
+        .members
+        .values()
+        .filter(|m| !fenced.contains(&m.member_id.as_str()))
+        .collect();
+    let all_classic = staying.iter().all(|m| m.use_classic_protocol());
+    let remaining = staying.len();
+    all_classic
+        && remaining > 0
+        && policy.enabled
+        && remaining as i64 <= i64::from(policy.classic_max_size)
+}
+
+/// `consumerGroupFenceMembers`: the downgrade when the fenced members are the last consumer-protocol
+/// ones and it is allowed (`convertToClassicGroup`: the whole group's tombstones, the fenced members
+/// left out of the classic group, which rebalances at once; no timer is cancelled), else
+/// [`fence_members`].
+pub fn fence_members_or_downgrade(
+    group: &ConsumerGroup,
+    member_ids: &[&str],
+    topics: &TopicsImage,
+    cache: &mut TopicHashCache,
+    timers: &mut Timers<TimerTask>,
+    policy: DowngradePolicy,
+) -> (Vec<Record>, Option<crate::group::DowngradedGroup>) {
+    if !member_ids.is_empty()
+        && validate_online_downgrade_with_fenced_members(group, member_ids, policy)
+    {
+        let records = crate::consumer::migration::group_tombstones(group);
+        let downgraded = crate::consumer::migration::downgraded_group(
+            group,
+            member_ids,
+            topics,
+            Some(format!(
+                "Downgrade group {} from consumer to classic for member leaving.",
+                group.group_id
+            )),
+        );
+        return (records, Some(downgraded));
+    }
+    (
+        fence_members(group, member_ids, topics, cache, timers),
+        None,
+    )
+}
+
+/// A leave's response, its records and the downgrade it caused, if any.
+pub type LeaveOutcome = (
+    ConsumerGroupHeartbeatResponse,
+    Vec<Record>,
+    Option<crate::group::DowngradedGroup>,
+);
+
 /// `consumerGroupLeave`: epoch -1 (leave for good, dynamic or static) or -2 (a static member leaving
 /// for now: one record, epoch -2, nothing pending, assignment epochs reset to 0, timers untouched).
 pub(super) fn leave(
@@ -97,7 +176,8 @@ pub(super) fn leave(
     topics: &TopicsImage,
     cache: &mut TopicHashCache,
     timers: &mut Timers<TimerTask>,
-) -> Result<(ConsumerGroupHeartbeatResponse, Vec<Record>), ApiError> {
+    policy: DowngradePolicy,
+) -> Result<LeaveOutcome, ApiError> {
     let gid = group.group_id.as_str();
     let member_id = r.member_id.as_str();
     let response = ConsumerGroupHeartbeatResponse::default()
@@ -108,8 +188,9 @@ pub(super) fn leave(
             if group.member(member_id).is_none() {
                 return Err(unknown_member(member_id, gid));
             }
-            let records = fence_members(group, &[member_id], topics, cache, timers);
-            Ok((response, records))
+            let (records, downgrade) =
+                fence_members_or_downgrade(group, &[member_id], topics, cache, timers, policy);
+            Ok((response, records, downgrade))
         }
         Some(instance_id) => {
             let member = group
@@ -128,11 +209,22 @@ pub(super) fn leave(
                 let response = ConsumerGroupHeartbeatResponse::default()
                     .with_member_id(Some(StrBytes::from_string(member.member_id.clone())))
                     .with_member_epoch(-2);
-                Ok((response, vec![current_assignment_record(gid, &leaving)]))
+                Ok((
+                    response,
+                    vec![current_assignment_record(gid, &leaving)],
+                    None,
+                ))
             } else {
                 let id = member.member_id.clone();
-                let records = fence_members(group, &[id.as_str()], topics, cache, timers);
-                Ok((response, records))
+                let (records, downgrade) = fence_members_or_downgrade(
+                    group,
+                    &[id.as_str()],
+                    topics,
+                    cache,
+                    timers,
+                    policy,
+                );
+                Ok((response, records, downgrade))
             }
         }
     }

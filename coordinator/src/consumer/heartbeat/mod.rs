@@ -14,6 +14,7 @@
 //! * [`leave`]: epochs -1 and -2, and fencing; [`errors`].
 
 pub(crate) mod assignment;
+pub(crate) mod classic;
 pub(crate) mod errors;
 pub mod leave;
 mod member;
@@ -78,12 +79,22 @@ impl ConsumerGroups {
                 }
                 None => return Err(errors::group_not_found(group_id)),
             };
-            return leave::leave(group, r, env.topics, &mut self.topic_hash_cache, env.timers);
+            let policy = leave::DowngradePolicy::of(env.config);
+            let (response, records, downgrade) = leave::leave(
+                group,
+                r,
+                env.topics,
+                &mut self.topic_hash_cache,
+                env.timers,
+                policy,
+            )?;
+            self.downgrades.extend(downgrade);
+            return Ok((response, records));
         }
         let joining = r.member_epoch == 0;
         let mut records = Vec::new();
         // Get or create the consumer group (a throw-away object when it does not exist yet).
-        let mut fresh = self.get_or_maybe_create_consumer_group(env, r, &mut records)?;
+        let mut fresh = self.get_or_maybe_create_consumer_group(env, r, now_ms, &mut records)?;
         let generated;
         let member_id: &str = if r.member_id.is_empty() {
             generated = self.generate_member_id(group_id, now_ms);
@@ -216,9 +227,10 @@ impl ConsumerGroups {
     /// (only a join may create one; an empty classic group of that id is converted, its tombstones
     /// going to `records`), `None` when the consumer group exists.
     fn get_or_maybe_create_consumer_group(
-        &self,
-        env: &ConsumerEnv<'_>,
+        &mut self,
+        env: &mut ConsumerEnv<'_>,
         r: &ConsumerGroupHeartbeatRequest,
+        now_ms: i64,
         records: &mut Vec<Record>,
     ) -> Result<Option<ConsumerGroup>, ApiError> {
         let group_id = r.group_id.as_str();
@@ -226,7 +238,8 @@ impl ConsumerGroups {
         if self.groups.contains_key(group_id) {
             return Ok(None);
         }
-        let other = env.other_types.iter().find(|o| o.holds(group_id));
+        let other: Option<&dyn crate::group::OtherGroupType> =
+            env.other_types.iter().find(|o| o.holds(group_id)).copied();
         match other {
             None if !joining => Err(ApiError::new(
                 ErrorCode::GroupIdNotFound,
@@ -238,38 +251,55 @@ impl ConsumerGroups {
                 records.extend(o.tombstones(group_id));
                 Ok(Some(ConsumerGroup::new(group_id)))
             }
-            Some(o) if joining && o.is_classic() => {
-                Err(self.online_upgrade_refusal(env, group_id, *o))
-            }
+            Some(o) if joining && o.is_classic() => self
+                .online_upgrade(env, group_id, o, now_ms, records)
+                .map(Some),
             Some(_) => Err(errors::not_consumer_group(group_id)),
         }
     }
 
-    /// A join into a non-empty classic group: Kafka converts it (online upgrade) when
-    /// `validateOnlineUpgrade` passes. regroup refuses as Kafka does when the policy, the protocol type
-    /// or the size forbids it, and otherwise (migration comes with a later increment of issue 21,
-    /// docs/divergences.md) answers that the group is not a consumer group.
-    fn online_upgrade_refusal(
-        &self,
-        env: &ConsumerEnv<'_>,
+    /// A join into a non-empty classic group (`getOrMaybeCreateConsumerGroup`'s upgrade branch):
+    /// `validateOnlineUpgrade`, then `convertToConsumerGroup`. Once the checks pass the classic group's
+    /// parked JoinGroups and SyncGroups are due REBALANCE_IN_PROGRESS whatever follows; the shard
+    /// answers them ([`ConsumerGroups::take_upgrade_attempts`]). On success the converted members'
+    /// session timers run with their classic session timeouts (if the heartbeat then fails, they find
+    /// no consumer group and do nothing, as in Kafka).
+    fn online_upgrade(
+        &mut self,
+        env: &mut ConsumerEnv<'_>,
         group_id: &str,
         classic: &dyn crate::group::OtherGroupType,
-    ) -> ApiError {
-        let refuse = |why: &str| {
-            ApiError::new(
-                ErrorCode::GroupIdNotFound,
-                format!("Cannot upgrade classic group {group_id} to consumer group because {why}."),
-            )
-        };
-        if !env.config.consumer.migration_policy.upgrade_enabled() {
-            return refuse("online upgrade is disabled");
+        now_ms: i64,
+        records: &mut Vec<Record>,
+    ) -> Result<ConsumerGroup, ApiError> {
+        let config = &env.config.consumer;
+        crate::consumer::migration::validate_online_upgrade(
+            group_id,
+            config.migration_policy.upgrade_enabled(),
+            classic.protocol_type(group_id).as_deref(),
+            classic.member_count(group_id),
+            config.max_size,
+        )?;
+        let view = classic
+            .classic_view(group_id)
+            .ok_or_else(|| errors::not_consumer_group(group_id))?;
+        self.upgrade_attempts.push(group_id.to_string());
+        let (group, sessions) = crate::consumer::migration::convert_to_consumer_group(
+            group_id,
+            &view,
+            classic.tombstones(group_id),
+            env.topics,
+            &mut self.topic_hash_cache,
+            records,
+        )?;
+        for (member_id, session_timeout_ms) in sessions {
+            timers::schedule_session(
+                env.timers,
+                group_id,
+                &member_id,
+                now_ms + i64::from(session_timeout_ms),
+            );
         }
-        if classic.protocol_type(group_id).as_deref() != Some("consumer") {
-            return refuse("the group does not use the consumer embedded protocol");
-        }
-        if classic.member_count(group_id) > env.config.consumer.max_size as usize {
-            return refuse("the group size exceeds the consumer group maximum size");
-        }
-        errors::not_consumer_group(group_id)
+        Ok(group)
     }
 }
