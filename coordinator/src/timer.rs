@@ -4,15 +4,17 @@
 //! where Kafka's own timer leaves the order unspecified.
 
 use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, DefaultHasher};
+
+use foldhash::fast::FixedState;
 
 /// Timers keyed by name, ordered by (deadline, scheduling sequence).
 #[derive(Debug, Clone)]
 pub struct Timers<T> {
     /// Key -> slot in `queue`. Only looked up, never iterated; hashed with fixed keys (no OS
     /// randomness) because every heartbeat reschedules a timer and string-ordered look-ups cost
-    /// many long comparisons.
-    by_key: HashMap<String, (i64, u64), BuildHasherDefault<DefaultHasher>>,
+    /// many long comparisons. foldhash's fixed-seed hasher, not std's SipHash: the keys are long
+    /// (`session-timeout-<group>-<member>`) and SipHash was most of a reschedule.
+    by_key: HashMap<String, (i64, u64), FixedState>,
     queue: BTreeMap<(i64, u64), (String, T)>,
     next_seq: u64,
 }

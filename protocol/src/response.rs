@@ -139,6 +139,17 @@ pub fn encode_response_frame(
             actual: response.api(),
         });
     }
+    let mut buf = response_frame_head(correlation_id, api, version)?;
+    match response {
+        Response::Metadata(m) => encoded::metadata(m, version, response, &mut buf)?,
+        _ => response.encode(version, &mut buf)?,
+    }
+    patch_size(&mut buf);
+    Ok(buf)
+}
+
+/// The size placeholder and the response header of a frame.
+fn response_frame_head(correlation_id: i32, api: Api, version: i16) -> Result<BytesMut, WireError> {
     let mut buf = BytesMut::new();
     buf.put_i32(0);
     let header = ResponseHeader::default().with_correlation_id(correlation_id);
@@ -149,10 +160,20 @@ pub fn encode_response_frame(
             version,
             message: format!("response header: {e:#}"),
         })?;
-    match response {
-        Response::Metadata(m) => encoded::metadata(m, version, response, &mut buf)?,
-        _ => response.encode(version, &mut buf)?,
-    }
+    Ok(buf)
+}
+
+/// A response frame around `body`, a response of `api` already encoded at `version` (with
+/// [`Response::encode`]): the same bytes as [`encode_response_frame`] writes for that response.
+/// For a server that remembers the bodies it sends again and again (a broker's Metadata answers).
+pub fn encode_response_frame_with_body(
+    correlation_id: i32,
+    api: Api,
+    version: i16,
+    body: &[u8],
+) -> Result<BytesMut, WireError> {
+    let mut buf = response_frame_head(correlation_id, api, version)?;
+    buf.extend_from_slice(body);
     patch_size(&mut buf);
     Ok(buf)
 }
@@ -329,6 +350,26 @@ mod tests {
                         encode_response_frame(corr, Api::Metadata, version, &metadata(partitions))
                             .unwrap();
                     assert_eq!(framed, fresh(corr));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_frame_around_an_encoded_body_is_the_encoded_frame() {
+        for (api, response) in [
+            (Api::Metadata, metadata(3)),
+            (Api::ApiVersions, api_versions_unsupported_response()),
+        ] {
+            for version in [0, 3, api.max_version()] {
+                let mut body = BytesMut::new();
+                response.encode(version, &mut body).unwrap();
+                for corr in [7, -1] {
+                    assert_eq!(
+                        encode_response_frame_with_body(corr, api, version, &body).unwrap(),
+                        encode_response_frame(corr, api, version, &response).unwrap(),
+                        "{api} v{version}"
+                    );
                 }
             }
         }

@@ -10,6 +10,8 @@
 use std::rc::Rc;
 use std::time::Duration;
 
+use bytes::{Bytes, BytesMut};
+use protocol::error::WireError;
 use protocol::messages::api_versions_response::{
     ApiVersion, FinalizedFeatureKey, SupportedFeatureKey,
 };
@@ -80,6 +82,15 @@ pub const PRODUCE_REFUSED_MESSAGE: &str = "regroup does not store produced recor
 /// supports: READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS).
 const ALL_TOPIC_OPERATIONS: i32 =
     (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 10) | (1 << 11);
+
+/// Why a Metadata request got no body.
+#[derive(Debug)]
+pub(crate) enum MetadataFailure {
+    /// The request is invalid: the connection is closed with this reason.
+    Refused(String),
+    /// The response could not be encoded at the request's version.
+    Encode(WireError),
+}
 
 fn sb(s: &str) -> StrBytes {
     StrBytes::from_string(s.to_string())
@@ -168,14 +179,46 @@ impl<N: Net> Node<N> {
             )
     }
 
-    /// Metadata (`KafkaApis.handleTopicMetadataRequest`).
-    pub(crate) fn metadata(
+    /// Metadata (`KafkaApis.handleTopicMetadataRequest`), encoded at `version`: the response
+    /// body. The answer depends only on the image, the request and the broker's configuration,
+    /// so the body built for a request is remembered until the image changes
+    /// ([`super::published`]) and sent again for an equal request at the same version, unless
+    /// building it asked the controller to create a topic (that request must be made again).
+    pub(crate) fn metadata_body(
         &self,
         request: &MetadataRequest,
         version: i16,
-    ) -> Result<MetadataResponse, String> {
+    ) -> Result<Bytes, MetadataFailure> {
         let mut core = self.core.borrow_mut();
         let core = &mut *core;
+        let generation = core.image.generation();
+        if let Some(body) = core.metadata_answers.get(generation, version, request) {
+            return Ok(body);
+        }
+        let (response, asked_creation) = self
+            .metadata(core, request, version)
+            .map_err(MetadataFailure::Refused)?;
+        let mut body = BytesMut::new();
+        Response::from(response)
+            .encode(version, &mut body)
+            .map_err(MetadataFailure::Encode)?;
+        let body = body.freeze();
+        if !asked_creation {
+            core.metadata_answers
+                .put(generation, version, request, body.clone());
+        }
+        Ok(body)
+    }
+
+    /// Metadata (`KafkaApis.handleTopicMetadataRequest`): the response, and whether building it
+    /// asked the controller to create a topic.
+    fn metadata(
+        &self,
+        core: &mut Core,
+        request: &MetadataRequest,
+        version: i16,
+    ) -> Result<(MetadataResponse, bool), String> {
+        let mut asked_creation = false;
         if let Some(topics) = &request.topics {
             for t in topics {
                 if t.name.is_none() && version < 12 {
@@ -233,6 +276,7 @@ impl<N: Net> Node<N> {
                         (-1, -1)
                     };
                     self.request_topic_creation(core, &name, partitions, rf);
+                    asked_creation = true;
                     entries.push(
                         MetadataResponseTopic::default()
                             .with_error_code(ErrorCode::LeaderNotAvailable.code())
@@ -280,11 +324,12 @@ impl<N: Net> Node<N> {
             .collect();
         // KRaft brokers report a random live broker as the controller; regroup picks the lowest id.
         let controller_id = brokers.first().map(|b| b.node_id.0).unwrap_or(-1);
-        Ok(MetadataResponse::default()
+        let response = MetadataResponse::default()
             .with_brokers(brokers)
             .with_cluster_id(Some(sb(&self.config.cluster_id)))
             .with_controller_id(BrokerId(controller_id))
-            .with_topics(entries))
+            .with_topics(entries);
+        Ok((response, asked_creation))
     }
 
     fn topic_metadata(

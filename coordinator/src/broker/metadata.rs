@@ -77,7 +77,7 @@ pub(crate) async fn run<N: Net>(node: Rc<Node<N>>) {
                     "metadata log is behind this broker; reloading it"
                 );
                 let mut core = node.core.borrow_mut();
-                core.image = MetadataImage::new();
+                core.image.reset();
                 core.unpublished = Some(Vec::new());
                 drop(core);
             }
@@ -152,7 +152,7 @@ fn apply_records<N: Net>(node: &Rc<Node<N>>, core: &mut Core, records: Vec<Offse
         }
         if let Err(e) = core.image.apply(r.offset, &r.record) {
             tracing::warn!(error = %e, "cannot apply a metadata record");
-            core.image.last_offset = r.offset;
+            core.image.skip_to(r.offset);
         }
     }
     let after = offsets_partitions(&core.image);

@@ -15,6 +15,7 @@ pub mod log;
 pub mod metadata;
 pub mod node;
 pub mod placement;
+mod published;
 pub mod replica;
 pub mod runtime;
 mod runtime_shell;

@@ -13,6 +13,7 @@ use tokio::task::JoinHandle;
 use protocol::{Request, Response};
 
 use super::config::BrokerConfig;
+use super::published::{MetadataAnswers, PublishedImage};
 use super::replica::ReplicaState;
 use super::runtime::CoordinatorRuntime;
 use super::storage::BrokerStorage;
@@ -37,7 +38,10 @@ pub(crate) struct Core {
     pub ready_to_unfence: bool,
     /// Whether the initial catch-up (IsCaughtUp) happened.
     pub caught_up: bool,
-    pub image: MetadataImage,
+    /// Changed only through its methods, which move its generation ([`super::published`]).
+    pub image: PublishedImage,
+    /// Metadata response bodies built from the current generation of `image`.
+    pub metadata_answers: MetadataAnswers,
     /// While the metadata follower has not yet caught up with the controller's log once: the
     /// records fetched so far, not yet applied ([`super::metadata`]: nothing is published before
     /// the broker reached the log's end). `None` once caught up.
@@ -173,7 +177,7 @@ impl<N: Net> BrokerHandle<N> {
 
     /// A copy of the broker's metadata image.
     pub fn metadata(&self) -> MetadataImage {
-        self.node.core.borrow().image.clone()
+        MetadataImage::clone(&self.node.core.borrow().image)
     }
 
     /// The state of the coordinator of `__consumer_offsets` partition `partition` on this broker,
@@ -274,7 +278,8 @@ pub async fn start_broker<N: Net>(
             broker_epoch: -1,
             ready_to_unfence: false,
             caught_up: false,
-            image: MetadataImage::new(),
+            image: PublishedImage::new(),
+            metadata_answers: MetadataAnswers::default(),
             unpublished: Some(Vec::new()),
             runtime: CoordinatorRuntime::new(
                 config.offsets_topic_partitions,

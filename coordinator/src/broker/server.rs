@@ -5,12 +5,16 @@
 
 use std::rc::Rc;
 
+use bytes::Bytes;
+use protocol::error::WireError;
 use protocol::messages::RequestHeader;
 use protocol::request::IncomingRequest;
-use protocol::response::{api_versions_unsupported_response, encode_response_frame};
+use protocol::response::{
+    api_versions_unsupported_response, encode_response_frame, encode_response_frame_with_body,
+};
 use protocol::{Api, Request, Response};
 
-use super::apis::CLIENT_APIS;
+use super::apis::{CLIENT_APIS, MetadataFailure};
 use super::node::Node;
 use crate::context::RequestContext;
 use crate::events::{BrokerState, EventKind};
@@ -110,8 +114,8 @@ async fn serve_connection<N: Net>(node: Rc<Node<N>>, mut stream: N::Stream, peer
             );
             return;
         }
-        let response = match handle(&node, &header, request, &peer).await {
-            Ok(Some(r)) => r,
+        let answer = match handle(&node, &header, request, &peer).await {
+            Ok(Some(a)) => a,
             Ok(None) => continue,
             Err(reason) => {
                 close(&node, &peer, reason);
@@ -119,7 +123,16 @@ async fn serve_connection<N: Net>(node: Rc<Node<N>>, mut stream: N::Stream, peer
             }
         };
         let version = header.request_api_version;
-        let bytes = match encode_response_frame(header.correlation_id, api, version, &response) {
+        let encoded = match answer {
+            Answer::Response(response) => {
+                encode_response_frame(header.correlation_id, api, version, &response)
+            }
+            Answer::Body(Ok(body)) => {
+                encode_response_frame_with_body(header.correlation_id, api, version, &body)
+            }
+            Answer::Body(Err(e)) => Err(e),
+        };
+        let bytes = match encoded {
             Ok(b) => b,
             Err(e) => {
                 tracing::error!(broker = node.id(), api = %api, version, error = %e, "cannot encode a response");
@@ -140,6 +153,17 @@ async fn serve_connection<N: Net>(node: Rc<Node<N>>, mut stream: N::Stream, peer
     }
 }
 
+/// What a request is answered with. It lives for one request, on the stack, so a boxed
+/// response would only add an allocation per request.
+#[allow(clippy::large_enum_variant)]
+enum Answer {
+    /// A response to encode.
+    Response(Response),
+    /// A response body already encoded at the request's version (Metadata, remembered per
+    /// metadata image: [`super::published`]), or why it could not be encoded.
+    Body(Result<Bytes, WireError>),
+}
+
 /// Serves one request: `Ok(None)` means no response is sent (Produce with acks=0), `Err` closes
 /// the connection.
 async fn handle<N: Net>(
@@ -147,12 +171,18 @@ async fn handle<N: Net>(
     header: &RequestHeader,
     request: Request,
     peer: &str,
-) -> Result<Option<Response>, String> {
+) -> Result<Option<Answer>, String> {
     let version = header.request_api_version;
     tracing::trace!(broker = node.id(), api = %request.api(), version, correlation_id = header.correlation_id, "request");
-    Ok(Some(match request {
+    Ok(Some(Answer::Response(match request {
         Request::ApiVersions(r) => node.api_versions(&r, version).into(),
-        Request::Metadata(r) => node.metadata(&r, version)?.into(),
+        Request::Metadata(r) => {
+            return match node.metadata_body(&r, version) {
+                Ok(body) => Ok(Some(Answer::Body(Ok(body)))),
+                Err(MetadataFailure::Encode(e)) => Ok(Some(Answer::Body(Err(e)))),
+                Err(MetadataFailure::Refused(reason)) => Err(reason),
+            };
+        }
         Request::FindCoordinator(r) => node.find_coordinator(&r, version)?.into(),
         Request::ListOffsets(r) => node.list_offsets(&r, version).into(),
         Request::Fetch(r) => {
@@ -183,5 +213,5 @@ async fn handle<N: Net>(
             let ctx = RequestContext::new(client_id, client_host(peer), version);
             node.group_request(group, version, &ctx).await
         }
-    }))
+    })))
 }

@@ -379,51 +379,71 @@ impl StreamsConfig {
         let Some(overrides) = overrides else {
             return e;
         };
-        let int = |k: &str| {
-            overrides
-                .get(k)
-                .and_then(|v| v.trim().parse::<i64>().ok())
+        // One pass over the group's overrides (each key sets its own field, so the order does
+        // not matter) instead of a map look-up per key: this runs on every heartbeat.
+        let int = |v: &str| {
+            v.trim()
+                .parse::<i64>()
+                .ok()
                 .map(|v| v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32)
         };
-        if let Some(v) = int("streams.session.timeout.ms") {
-            e.session_timeout_ms =
-                v.clamp(self.min_session_timeout_ms, self.max_session_timeout_ms);
-        }
-        if let Some(v) = int("streams.heartbeat.interval.ms") {
-            e.heartbeat_interval_ms = v.clamp(
-                self.min_heartbeat_interval_ms,
-                self.max_heartbeat_interval_ms,
-            );
-        }
-        if let Some(v) = int("streams.num.standby.replicas") {
-            e.num_standby_replicas = v.min(self.max_standby_replicas);
-        }
-        if let Some(v) = int("streams.initial.rebalance.delay.ms") {
-            e.initial_rebalance_delay_ms = v;
-        }
-        if let Some(v) = int("streams.assignment.interval.ms") {
-            e.assignment_interval_ms = v.clamp(
-                self.min_assignment_interval_ms,
-                self.max_assignment_interval_ms,
-            );
-        }
-        if let Some(v) = int("streams.task.offset.interval.ms") {
-            e.task_offset_interval_ms = v.max(self.min_task_offset_interval_ms);
-        }
-        if let Some(v) = int("streams.num.warmup.replicas") {
-            e.num_warmup_replicas = v.min(self.max_warmup_replicas);
-        }
-        if let Some(v) = overrides
-            .get("streams.acceptable.recovery.lag")
-            .and_then(|v| v.trim().parse::<i64>().ok())
-        {
-            e.acceptable_recovery_lag = v;
-        }
-        if let Some(v) = overrides.get("streams.rack.aware.assignment.tags") {
-            e.rack_aware_assignment_tags = Some(parse_list(v));
-        }
-        if let Some(v) = overrides.get("streams.assignor.name") {
-            e.assignor_name = Some(v.trim().to_string());
+        for (key, v) in overrides {
+            match key.as_str() {
+                "streams.session.timeout.ms" => {
+                    if let Some(v) = int(v) {
+                        e.session_timeout_ms =
+                            v.clamp(self.min_session_timeout_ms, self.max_session_timeout_ms);
+                    }
+                }
+                "streams.heartbeat.interval.ms" => {
+                    if let Some(v) = int(v) {
+                        e.heartbeat_interval_ms = v.clamp(
+                            self.min_heartbeat_interval_ms,
+                            self.max_heartbeat_interval_ms,
+                        );
+                    }
+                }
+                "streams.num.standby.replicas" => {
+                    if let Some(v) = int(v) {
+                        e.num_standby_replicas = v.min(self.max_standby_replicas);
+                    }
+                }
+                "streams.initial.rebalance.delay.ms" => {
+                    if let Some(v) = int(v) {
+                        e.initial_rebalance_delay_ms = v;
+                    }
+                }
+                "streams.assignment.interval.ms" => {
+                    if let Some(v) = int(v) {
+                        e.assignment_interval_ms = v.clamp(
+                            self.min_assignment_interval_ms,
+                            self.max_assignment_interval_ms,
+                        );
+                    }
+                }
+                "streams.task.offset.interval.ms" => {
+                    if let Some(v) = int(v) {
+                        e.task_offset_interval_ms = v.max(self.min_task_offset_interval_ms);
+                    }
+                }
+                "streams.num.warmup.replicas" => {
+                    if let Some(v) = int(v) {
+                        e.num_warmup_replicas = v.min(self.max_warmup_replicas);
+                    }
+                }
+                "streams.acceptable.recovery.lag" => {
+                    if let Ok(v) = v.trim().parse::<i64>() {
+                        e.acceptable_recovery_lag = v;
+                    }
+                }
+                "streams.rack.aware.assignment.tags" => {
+                    e.rack_aware_assignment_tags = Some(parse_list(v));
+                }
+                "streams.assignor.name" => {
+                    e.assignor_name = Some(v.trim().to_string());
+                }
+                _ => {}
+            }
         }
         e
     }
@@ -577,6 +597,37 @@ mod tests {
         assert_eq!(e.heartbeat_interval_ms, 5_000);
         assert_eq!(e.num_standby_replicas, 2);
         assert_eq!(e.task_offset_interval_ms, 15_000);
+    }
+
+    #[test]
+    fn every_group_override_is_read_and_bad_values_are_ignored() {
+        let c = StreamsConfig::default();
+        let overrides: BTreeMap<String, String> = [
+            ("consumer.session.timeout.ms", "1"),
+            ("streams.acceptable.recovery.lag", " 42 "),
+            ("streams.assignment.interval.ms", "x"),
+            ("streams.assignor.name", " sticky "),
+            ("streams.initial.rebalance.delay.ms", "99999999999"),
+            ("streams.num.warmup.replicas", "0"),
+            ("streams.rack.aware.assignment.tags", "zone, rack"),
+            ("streams.session.timeout.ms", "not a number"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let e = c.effective(Some(&overrides));
+        let defaults = c.effective(None);
+        assert_eq!(
+            e,
+            EffectiveConfig {
+                acceptable_recovery_lag: 42,
+                assignor_name: Some("sticky".to_string()),
+                initial_rebalance_delay_ms: i32::MAX,
+                num_warmup_replicas: 0,
+                rack_aware_assignment_tags: Some(vec!["zone".to_string(), "rack".to_string()]),
+                ..defaults
+            }
+        );
     }
 
     #[test]

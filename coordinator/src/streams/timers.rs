@@ -5,14 +5,25 @@ use crate::timer::Timers;
 
 pub use crate::outcome::StreamsTimer;
 
+/// `<prefix><group_id>-<member_id>` in one allocation, without `core::fmt` (every heartbeat
+/// builds a session key).
+fn member_key(prefix: &str, group_id: &str, member_id: &str) -> String {
+    let mut key = String::with_capacity(prefix.len() + group_id.len() + 1 + member_id.len());
+    key.push_str(prefix);
+    key.push_str(group_id);
+    key.push('-');
+    key.push_str(member_id);
+    key
+}
+
 /// Kafka's `groupSessionTimeoutKey`.
 pub fn session_key(group_id: &str, member_id: &str) -> String {
-    format!("session-timeout-{group_id}-{member_id}")
+    member_key("session-timeout-", group_id, member_id)
 }
 
 /// Kafka's `groupRebalanceTimeoutKey`.
 pub fn rebalance_key(group_id: &str, member_id: &str) -> String {
-    format!("rebalance-timeout-{group_id}-{member_id}")
+    member_key("rebalance-timeout-", group_id, member_id)
 }
 
 /// Kafka's `StreamsGroup.initialRebalanceTimeoutKey`.
@@ -63,4 +74,20 @@ pub fn schedule_rebalance(
 pub fn cancel_member(timers: &mut Timers<TimerTask>, group_id: &str, member_id: &str) {
     timers.cancel(&session_key(group_id, member_id));
     timers.cancel(&rebalance_key(group_id, member_id));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_kafkas() {
+        assert_eq!(session_key("app", "m-1"), "session-timeout-app-m-1");
+        assert_eq!(rebalance_key("app", "m-1"), "rebalance-timeout-app-m-1");
+        assert_eq!(session_key("", ""), "session-timeout--");
+        assert_eq!(
+            initial_rebalance_key("app"),
+            "initial-rebalance-timeout-app"
+        );
+    }
 }
