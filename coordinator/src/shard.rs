@@ -386,14 +386,25 @@ impl Shard {
     /// tombstones in `outcome`.
     fn install_downgrades(&mut self, outcome: &mut Outcome, now_ms: i64) {
         for d in self.consumer.take_downgrades() {
-            if let Ok(records) = self.classic.install_downgraded(
+            // Installing cannot fail for a group Kafka's rules let downgrade: every member is a
+            // classic one whose protocols the others share (`supportsClassicProtocols` refused any
+            // other at its join), so a protocol is always selected. Should it fail all the same,
+            // the failure is logged, never dropped unseen (Kafka's own failure here, an unparsable
+            // protocol, is the "Cannot downgrade the classic group" error that regroup does not
+            // reproduce yet: docs/consumer.md).
+            match self.classic.install_downgraded(
                 &d,
                 &self.config.classic,
                 &self.config.kafka_bugs,
                 &mut self.timers,
                 now_ms,
             ) {
-                outcome.records.extend(records);
+                Ok(records) => outcome.records.extend(records),
+                Err(e) => tracing::error!(
+                    group = %d.group_id,
+                    error = ?e,
+                    "the downgraded classic group could not be installed"
+                ),
             }
         }
     }
