@@ -8,7 +8,6 @@ use std::time::UNIX_EPOCH;
 
 use crate::FastIndexMap;
 use tokio::time::{Duration, Instant};
-use tracing::Level;
 
 use crate::host::HostTimer;
 use crate::rt::NextWork;
@@ -515,7 +514,8 @@ impl<'a> Sim<'a> {
         }
 
         for (&addr, rt) in running {
-            let _span_guard = tracing::span!(Level::INFO, "node", name = &*rt.nodename,).entered();
+            // regroup patch: the host's span is made once (`Rt::span`) and entered here.
+            let _span_guard = rt.span.clone().entered();
             let now = rt.now();
             {
                 let mut world = self.world.borrow_mut();
