@@ -79,3 +79,50 @@ fn consumers_get_partitions_revoke_and_time_out() {
         "invalid regexes refused: {invalid_regexes}"
     );
 }
+
+/// Two conversations in five bring a classic consumer into the group: classic groups are upgraded by a
+/// consumer-protocol join (the classic group's tombstone written with consumer-group records), classic
+/// members sit in consumer groups (member metadata with classic protocols), and consumer groups are
+/// downgraded (the consumer group's tombstone written with a classic GroupMetadata).
+#[test]
+fn migration_conversations_upgrade_and_downgrade() {
+    let (mut with_classic, mut upgrades, mut downgrades, mut classic_members) = (0, 0, 0, 0);
+    for seed in 0..20 {
+        let (script, result) = consumer_gen::generate(seed, 150, &mut RegroupDriver::new());
+        assert_eq!(result, Ok(()), "seed {seed}");
+        if script.iter().any(|l| l.contains("\"JoinGroup\"")) {
+            with_classic += 1;
+        }
+        for v in outputs(&script) {
+            let records: Vec<&Value> = v["records"].as_array().into_iter().flatten().collect();
+            let has = |ty: &str, tombstone: bool| {
+                records
+                    .iter()
+                    .any(|r| r["type"] == ty && r["value"].is_null() == tombstone)
+            };
+            if has("GroupMetadata", true) && has("ConsumerGroupMetadata", false) {
+                upgrades += 1;
+            }
+            if has("ConsumerGroupMetadata", true) && has("GroupMetadata", false) {
+                downgrades += 1;
+            }
+            classic_members += records
+                .iter()
+                .filter(|r| {
+                    r["type"] == "ConsumerGroupMemberMetadata"
+                        && r["value"]["classicMemberMetadata"].is_object()
+                })
+                .count();
+        }
+    }
+    assert!(
+        (4..=14).contains(&with_classic),
+        "scripts with a classic client: {with_classic}"
+    );
+    assert!(upgrades >= 5, "upgrades: {upgrades}");
+    assert!(downgrades >= 2, "downgrades: {downgrades}");
+    assert!(
+        classic_members >= 10,
+        "classic member records: {classic_members}"
+    );
+}

@@ -104,29 +104,96 @@ impl Consumer {
     }
 }
 
-struct Gen<'s, 'd> {
-    s: &'s mut Session<'d>,
+/// The classic consumers of a conversation, between its steps: their own dice, their state, and the
+/// requests they are waiting on.
+pub struct Clients {
     dice: Dice,
-    topics: BTreeMap<String, i32>,
     members: Vec<Consumer>,
     /// Parked requests: line → (member index, api).
     parked: BTreeMap<usize, (usize, &'static str)>,
+    /// How many of the session's output lines have been read for completions of `parked`.
+    seen: usize,
+    /// A migration conversation's client ([`Clients::for_migration`]); before a JoinGroup it steers
+    /// clear of what Kafka leaves to chance (see [`Gen::join`]).
+    migration: bool,
+    /// The member id the client last had that may still be in the group (a migration conversation's
+    /// dynamic client leaves with it before joining under a new one).
+    held_id: Option<String>,
+    /// The topics every client subscribes to (None: the first two of the conversation's).
+    subscription: Option<Vec<String>>,
+}
+
+impl Clients {
+    fn new(dice: Dice) -> Self {
+        Self {
+            dice,
+            members: Vec::new(),
+            parked: BTreeMap::new(),
+            seen: 0,
+            migration: false,
+            held_id: None,
+            subscription: None,
+        }
+    }
+
+    /// The classic consumer (protocol type `consumer`) taking part in a consumer-group conversation
+    /// of `seed`, subscribed to `topic`: Kafka's online migration (a classic group upgraded by a
+    /// consumer-protocol join, a classic member served by a consumer group, the downgrade when the
+    /// last consumer-protocol member goes).
+    ///
+    /// One client, on a topic of its own: Kafka names a classic member `clientId-<random UUID>` and
+    /// its server-side assignors visit members in `HashMap` order, so which member takes a contested
+    /// partition is random in Kafka whenever a classic member contests it (docs/oracle.md).
+    pub fn for_migration(seed: u64, topic: &str) -> Self {
+        let mut clients = Self::new(Dice::new(seed, 5));
+        clients.migration = true;
+        clients.subscription = Some(vec![topic.to_string()]);
+        clients
+    }
+
+    /// The clients' own dice (their draws never move the host generator's).
+    pub fn dice(&mut self) -> &mut Dice {
+        &mut self.dice
+    }
+
+    /// One move of the classic client in `s`, over the conversation's `topics`: it starts, takes its
+    /// next step, goes silent or comes back.
+    pub fn step(
+        &mut self,
+        s: &mut Session<'_>,
+        topics: &BTreeMap<String, i32>,
+    ) -> Result<(), String> {
+        let mut g = Gen {
+            s,
+            c: self,
+            topics: topics.clone(),
+            protocol_type: "consumer",
+        };
+        g.absorb_outputs();
+        g.migration_step()
+    }
+}
+
+struct Gen<'s, 'd> {
+    s: &'s mut Session<'d>,
+    c: &'s mut Clients,
+    topics: BTreeMap<String, i32>,
     protocol_type: &'static str,
 }
 
 impl<'s, 'd> Gen<'s, 'd> {
     fn new_consumer(&mut self, slot: usize) -> Consumer {
-        let static_member = self.dice.chance(0.4);
+        let static_member = self.c.dice.chance(0.4);
         let join_version = if static_member {
-            *self.dice.pick(&[5i16, 6, 7, 8, 9, 9])
+            *self.c.dice.pick(&[5i16, 6, 7, 8, 9, 9])
         } else {
-            *self.dice.pick(&[0i16, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9])
+            *self.c.dice.pick(&[0i16, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9])
         };
         let mut protocols = vec!["range".to_string()];
-        if self.dice.chance(0.5) {
+        if self.c.dice.chance(0.5) {
             protocols.insert(0, "roundrobin".to_string());
         }
-        if self.dice.chance(0.1) {
+        if self.c.dice.chance(0.1) {
             protocols = vec!["sticky".to_string()];
         }
         let topics: Vec<String> = self.topics.keys().take(2).cloned().collect();
@@ -143,9 +210,72 @@ impl<'s, 'd> Gen<'s, 'd> {
             protocol: None,
             protocols,
             topics,
-            session_timeout: *self.dice.pick(&[6000, 10000, 10000, 30000, 45000]),
-            rebalance_timeout: *self.dice.pick(&[3000, 10000, 30000, 60000]),
+            session_timeout: *self.c.dice.pick(&[6000, 10000, 10000, 30000, 45000]),
+            rebalance_timeout: *self.c.dice.pick(&[3000, 10000, 30000, 60000]),
             silent: false,
+        }
+    }
+
+    /// Applies the completions of parked requests among the session's outputs since the last look
+    /// (the host generator's lines complete them too).
+    fn absorb_outputs(&mut self) {
+        let done: Vec<(usize, Value)> = self.s.outputs[self.c.seen..]
+            .iter()
+            .filter(|v| v.get("records").is_none())
+            .filter_map(|v| {
+                let line = v.get("line")?.as_u64()? as usize;
+                Some((line, v.get("response")?.clone()))
+            })
+            .collect();
+        self.c.seen = self.s.outputs.len();
+        for (line, resp) in done {
+            if let Some((i, api)) = self.c.parked.remove(&line) {
+                match api {
+                    "JoinGroup" => self.on_join(i, &resp),
+                    _ => self.on_sync(i, &resp),
+                }
+            }
+        }
+    }
+
+    /// One move of a migration conversation's classic clients ([`Clients::step`]).
+    fn migration_step(&mut self) -> Result<(), String> {
+        let active: Vec<usize> = (0..self.c.members.len())
+            .filter(|i| !self.c.members[*i].silent)
+            .collect();
+        let silent: Vec<usize> = (0..self.c.members.len())
+            .filter(|i| self.c.members[*i].silent)
+            .collect();
+        let weights = [
+            if self.c.members.is_empty() { 12 } else { 0 }, // the client starts
+            if active.is_empty() { 0 } else { 80 },         // a client acts
+            if active.is_empty() { 0 } else { 3 },          // a client goes silent
+            if silent.is_empty() { 0 } else { 3 },          // a silent client comes back
+        ];
+        match self.c.dice.weighted(&weights) {
+            0 => {
+                let slot = self.c.members.len() + 1;
+                let mut c = self.new_consumer(slot);
+                if let Some(topics) = &self.c.subscription {
+                    c.topics = topics.clone();
+                }
+                self.c.members.push(c);
+                self.act(slot - 1)
+            }
+            1 => {
+                let i = *self.c.dice.pick(&active);
+                self.act(i)
+            }
+            2 => {
+                let i = *self.c.dice.pick(&active);
+                self.c.members[i].silent = true;
+                Ok(())
+            }
+            _ => {
+                let i = *self.c.dice.pick(&silent);
+                self.c.members[i].silent = false;
+                self.act(i)
+            }
         }
     }
 
@@ -153,7 +283,7 @@ impl<'s, 'd> Gen<'s, 'd> {
     fn absorb(&mut self, step: &Step) {
         let done: Vec<(usize, Value)> = step.completions().map(|(l, r)| (l, r.clone())).collect();
         for (line, resp) in done {
-            if let Some((i, api)) = self.parked.remove(&line) {
+            if let Some((i, api)) = self.c.parked.remove(&line) {
                 match api {
                     "JoinGroup" => self.on_join(i, &resp),
                     _ => self.on_sync(i, &resp),
@@ -169,18 +299,18 @@ impl<'s, 'd> Gen<'s, 'd> {
         version: i16,
         body: Value,
     ) -> Result<Option<Value>, String> {
-        let client = self.members[i].client_id.clone();
+        let client = self.c.members[i].client_id.clone();
         let step = self.s.request(api, version, body, &client)?;
         let own = step.response().cloned();
         if own.is_none() && (api == "JoinGroup" || api == "SyncGroup") {
-            self.parked.insert(step.line, (i, api));
+            self.c.parked.insert(step.line, (i, api));
         }
         self.absorb(&step);
         Ok(own)
     }
 
     fn join_body(&mut self, i: usize) -> (i16, Value) {
-        let m = &self.members[i];
+        let m = &self.c.members[i];
         let metadata = subscription(&m.topics);
         let protocols: Vec<Value> = m
             .protocols
@@ -201,26 +331,77 @@ impl<'s, 'd> Gen<'s, 'd> {
         if let Some(inst) = &m.instance {
             body["groupInstanceId"] = json!(inst);
         }
-        if v >= 8 && self.dice.chance(0.2) {
+        if v >= 8 && self.c.dice.chance(0.2) {
             body["reason"] = json!("rejoin");
         }
         (v, body)
     }
 
     fn join(&mut self, i: usize) -> Result<(), String> {
+        if self.c.migration {
+            self.before_migration_join(i)?;
+        }
         let (v, body) = self.join_body(i);
-        self.members[i].state = State::Joining;
-        self.members[i].silent = false;
+        self.c.members[i].state = State::Joining;
+        self.c.members[i].silent = false;
         if let Some(resp) = self.send(i, "JoinGroup", v, body)? {
             self.on_join(i, &resp);
         }
         Ok(())
     }
 
+    /// What a migration conversation's client does before a JoinGroup, so that the conversation
+    /// stays where Kafka's answers are determined.
+    fn before_migration_join(&mut self, i: usize) -> Result<(), String> {
+        if !self.c.members[i].member_id.is_empty() && self.empty_consumer_group()? {
+            // Kafka removes an empty consumer group from memory when a classic JoinGroup meets it,
+            // and a join with a member id no group knows then fails and drops the removal's
+            // tombstones: the group is gone for writes but not for reads (docs/divergences.md).
+            // regroup does not reproduce that half-removed state, so the conversation does not
+            // go there: the client joins as a restarted one, without a member id.
+            let m = &mut self.c.members[i];
+            m.member_id = String::new();
+            m.generation = -1;
+            self.c.held_id = None;
+        }
+        let m = &self.c.members[i];
+        if m.member_id.is_empty()
+            && m.instance.is_none()
+            && let Some(old) = self.c.held_id.take()
+        {
+            // A dynamic client that lost its member id (ILLEGAL_GENERATION, a reset) would join
+            // under a new one while its old member stays until its session ends. Two classic
+            // members then contest the client's partitions, and Kafka's assignors pick between
+            // `clientId-<random UUID>` ids in HashMap order: a coin toss. The client leaves first.
+            let body = json!({"groupId": GROUP, "members": [{"memberId": old}]});
+            self.send(i, "LeaveGroup", 3, body)?;
+        }
+        Ok(())
+    }
+
+    /// Whether the group is an empty consumer group now (ListGroups, which reads what is committed).
+    fn empty_consumer_group(&mut self) -> Result<bool, String> {
+        let body = json!({"statesFilter": ["Empty"], "typesFilter": ["consumer"]});
+        let step = self.s.request("ListGroups", 5, body, "admin")?;
+        self.absorb(&step);
+        Ok(step
+            .response()
+            .and_then(|r| r.get("groups"))
+            .and_then(Value::as_array)
+            .is_some_and(|groups| {
+                groups
+                    .iter()
+                    .any(|g| g.get("groupId").and_then(Value::as_str) == Some(GROUP))
+            }))
+    }
+
     fn on_join(&mut self, i: usize, resp: &Value) {
         let c = error_code(resp);
-        let m = &mut self.members[i];
         let member_id = resp.get("memberId").and_then(Value::as_str).unwrap_or("");
+        if c == 0 || c == code(ErrorCode::MemberIdRequired) {
+            self.c.held_id = Some(member_id.to_string()).filter(|id| !id.is_empty());
+        }
+        let m = &mut self.c.members[i];
         if c == 0 {
             m.member_id = member_id.to_string();
             m.generation = resp
@@ -266,7 +447,7 @@ impl<'s, 'd> Gen<'s, 'd> {
     }
 
     fn sync_version(&self, i: usize) -> i16 {
-        let m = &self.members[i];
+        let m = &self.c.members[i];
         // SyncGroup v3+ carries the instance id; keep the versions of one client consistent.
         match m.join_version {
             0 => 0,
@@ -280,7 +461,7 @@ impl<'s, 'd> Gen<'s, 'd> {
 
     fn sync(&mut self, i: usize) -> Result<(), String> {
         let v = self.sync_version(i);
-        let m = self.members[i].clone();
+        let m = self.c.members[i].clone();
         let mut assignments = Vec::new();
         if m.leader {
             // Round-robin the partitions of the subscribed topics over the members.
@@ -303,7 +484,7 @@ impl<'s, 'd> Gen<'s, 'd> {
                 let a = per_member.remove(&j).unwrap_or_default();
                 assignments.push(json!({"memberId": id, "assignment": assignment(&a)}));
             }
-            if self.dice.chance(0.05) && !assignments.is_empty() {
+            if self.c.dice.chance(0.05) && !assignments.is_empty() {
                 // A leader that forgets a member.
                 assignments.pop();
             }
@@ -319,14 +500,14 @@ impl<'s, 'd> Gen<'s, 'd> {
         {
             body["groupInstanceId"] = json!(inst);
         }
-        if v >= 5 && !self.dice.chance(0.03) {
+        if v >= 5 && !self.c.dice.chance(0.03) {
             body["protocolType"] = json!(self.protocol_type);
             body["protocolName"] = json!(m.protocol.clone().unwrap_or_default());
         }
-        if self.dice.chance(0.03) {
+        if self.c.dice.chance(0.03) {
             body["generationId"] = json!(m.generation - 1);
         }
-        self.members[i].state = State::Syncing;
+        self.c.members[i].state = State::Syncing;
         if let Some(resp) = self.send(i, "SyncGroup", v, body)? {
             self.on_sync(i, &resp);
         }
@@ -335,7 +516,7 @@ impl<'s, 'd> Gen<'s, 'd> {
 
     fn on_sync(&mut self, i: usize, resp: &Value) {
         let c = error_code(resp);
-        let m = &mut self.members[i];
+        let m = &mut self.c.members[i];
         if c == 0 {
             m.state = State::Stable;
         } else if c == code(ErrorCode::RebalanceInProgress) {
@@ -353,14 +534,14 @@ impl<'s, 'd> Gen<'s, 'd> {
     }
 
     fn heartbeat(&mut self, i: usize) -> Result<(), String> {
-        let m = self.members[i].clone();
+        let m = self.c.members[i].clone();
         let v = match m.join_version {
-            0..=2 => *self.dice.pick(&[0i16, 1]),
+            0..=2 => *self.c.dice.pick(&[0i16, 1]),
             3..=4 => 2,
             5..=6 => 3,
             _ => 4,
         };
-        let generation = if self.dice.chance(0.03) {
+        let generation = if self.c.dice.chance(0.03) {
             m.generation + 1
         } else {
             m.generation
@@ -374,7 +555,7 @@ impl<'s, 'd> Gen<'s, 'd> {
         }
         if let Some(resp) = self.send(i, "Heartbeat", v, body)? {
             let c = error_code(&resp);
-            let m = &mut self.members[i];
+            let m = &mut self.c.members[i];
             if c == code(ErrorCode::RebalanceInProgress) {
                 m.state = State::Idle;
             } else if c == code(ErrorCode::FencedInstanceId) {
@@ -390,18 +571,18 @@ impl<'s, 'd> Gen<'s, 'd> {
     }
 
     fn leave(&mut self, i: usize) -> Result<(), String> {
-        let m = self.members[i].clone();
+        let m = self.c.members[i].clone();
         let v = if m.join_version >= 5 {
-            *self.dice.pick(&[3i16, 4, 5])
+            *self.c.dice.pick(&[3i16, 4, 5])
         } else {
-            *self.dice.pick(&[0i16, 1, 2, 3])
+            *self.c.dice.pick(&[0i16, 1, 2, 3])
         };
         let body = if v >= 3 {
             let mut member = json!({"memberId": m.member_id});
             if let Some(inst) = &m.instance {
                 member["groupInstanceId"] = json!(inst);
             }
-            if v >= 5 && self.dice.chance(0.3) {
+            if v >= 5 && self.c.dice.chance(0.3) {
                 member["reason"] = json!("closing");
             }
             json!({"groupId": GROUP, "members": [member]})
@@ -409,7 +590,8 @@ impl<'s, 'd> Gen<'s, 'd> {
             json!({"groupId": GROUP, "memberId": m.member_id})
         };
         self.send(i, "LeaveGroup", v, body)?;
-        let m = &mut self.members[i];
+        self.c.held_id = None;
+        let m = &mut self.c.members[i];
         m.state = State::Idle;
         m.member_id = String::new();
         m.generation = -1;
@@ -419,19 +601,20 @@ impl<'s, 'd> Gen<'s, 'd> {
     /// An admin removes static members by instance id (LeaveGroup v3+ with empty member ids).
     fn admin_remove(&mut self) -> Result<(), String> {
         let statics: Vec<String> = self
+            .c
             .members
             .iter()
             .filter_map(|m| m.instance.clone())
             .collect();
         let mut targets: Vec<Value> = statics
             .iter()
-            .filter(|_| self.dice.chance(0.5))
+            .filter(|_| self.c.dice.chance(0.5))
             .map(|inst| json!({"memberId": "", "groupInstanceId": inst}))
             .collect();
-        if targets.is_empty() || self.dice.chance(0.2) {
+        if targets.is_empty() || self.c.dice.chance(0.2) {
             targets.push(json!({"memberId": "", "groupInstanceId": "unknown-instance"}));
         }
-        let v = *self.dice.pick(&[3i16, 4, 5]);
+        let v = *self.c.dice.pick(&[3i16, 4, 5]);
         let step = self.s.request(
             "LeaveGroup",
             v,
@@ -443,12 +626,12 @@ impl<'s, 'd> Gen<'s, 'd> {
     }
 
     fn commit(&mut self, i: usize) -> Result<(), String> {
-        let m = self.members[i].clone();
-        let v = *self.dice.pick(&[2i16, 3, 5, 6, 7, 8, 9, 10]);
+        let m = self.c.members[i].clone();
+        let v = *self.c.dice.pick(&[2i16, 3, 5, 6, 7, 8, 9, 10]);
         let topics: Vec<Value> = m
             .topics
             .iter()
-            .filter(|_| self.dice.chance(0.8))
+            .filter(|_| self.c.dice.chance(0.8))
             .map(|t| {
                 let parts: Vec<Value> = (0..2)
                     .map(|p| json!({"partitionIndex": p, "committedOffset": self.s.now / 10 + p, "committedMetadata": "m"}))
@@ -460,9 +643,9 @@ impl<'s, 'd> Gen<'s, 'd> {
                 }
             })
             .collect();
-        let (generation, member_id) = if self.dice.chance(0.1) {
+        let (generation, member_id) = if self.c.dice.chance(0.1) {
             (-1, String::new())
-        } else if self.dice.chance(0.05) {
+        } else if self.c.dice.chance(0.05) {
             (m.generation - 1, m.member_id.clone())
         } else {
             (m.generation, m.member_id.clone())
@@ -473,7 +656,7 @@ impl<'s, 'd> Gen<'s, 'd> {
             "memberId": member_id,
             "topics": topics,
         });
-        if (2..=4).contains(&v) && self.dice.chance(0.3) {
+        if (2..=4).contains(&v) && self.c.dice.chance(0.3) {
             body["retentionTimeMs"] = json!(86_400_000);
         }
         if v >= 7
@@ -488,8 +671,8 @@ impl<'s, 'd> Gen<'s, 'd> {
     }
 
     fn txn_commit(&mut self, i: usize) -> Result<(), String> {
-        let m = self.members[i].clone();
-        let v = *self.dice.pick(&[0i16, 2, 3, 4, 5]);
+        let m = self.c.members[i].clone();
+        let v = *self.c.dice.pick(&[0i16, 2, 3, 4, 5]);
         let topics: Vec<Value> = m
             .topics
             .iter()
@@ -516,9 +699,9 @@ impl<'s, 'd> Gen<'s, 'd> {
     }
 
     fn fetch(&mut self) -> Result<(), String> {
-        let v = *self.dice.pick(&[1i16, 2, 3, 5, 6, 7, 8, 9, 10]);
+        let v = *self.c.dice.pick(&[1i16, 2, 3, 5, 6, 7, 8, 9, 10]);
         let names: Vec<String> = self.topics.keys().take(2).cloned().collect();
-        let topics = if v >= 2 && self.dice.chance(0.4) {
+        let topics = if v >= 2 && self.c.dice.chance(0.4) {
             Value::Null
         } else {
             Value::Array(
@@ -535,9 +718,9 @@ impl<'s, 'd> Gen<'s, 'd> {
             )
         };
         let body = if v >= 8 {
-            json!({"groups": [{"groupId": GROUP, "topics": topics}], "requireStable": self.dice.chance(0.3)})
+            json!({"groups": [{"groupId": GROUP, "topics": topics}], "requireStable": self.c.dice.chance(0.3)})
         } else if v >= 7 {
-            json!({"groupId": GROUP, "topics": topics, "requireStable": self.dice.chance(0.3)})
+            json!({"groupId": GROUP, "topics": topics, "requireStable": self.c.dice.chance(0.3)})
         } else {
             json!({"groupId": GROUP, "topics": topics})
         };
@@ -547,10 +730,10 @@ impl<'s, 'd> Gen<'s, 'd> {
     }
 
     fn describe(&mut self) -> Result<(), String> {
-        let v = *self.dice.pick(&[0i16, 1, 2, 3, 4, 5, 6]);
+        let v = *self.c.dice.pick(&[0i16, 1, 2, 3, 4, 5, 6]);
         let mut body = json!({"groups": [GROUP]});
         if v >= 3 {
-            body["includeAuthorizedOperations"] = json!(self.dice.chance(0.5));
+            body["includeAuthorizedOperations"] = json!(self.c.dice.chance(0.5));
         }
         let step = self.s.request("DescribeGroups", v, body, "admin")?;
         self.absorb(&step);
@@ -558,12 +741,12 @@ impl<'s, 'd> Gen<'s, 'd> {
     }
 
     fn list(&mut self) -> Result<(), String> {
-        let v = *self.dice.pick(&[0i16, 3, 4, 5]);
+        let v = *self.c.dice.pick(&[0i16, 3, 4, 5]);
         let mut body = json!({});
-        if v >= 4 && self.dice.chance(0.5) {
+        if v >= 4 && self.c.dice.chance(0.5) {
             body["statesFilter"] = json!(["Stable", "Empty"]);
         }
-        if v >= 5 && self.dice.chance(0.3) {
+        if v >= 5 && self.c.dice.chance(0.3) {
             body["typesFilter"] = json!(["classic"]);
         }
         let step = self.s.request("ListGroups", v, body, "admin")?;
@@ -572,7 +755,7 @@ impl<'s, 'd> Gen<'s, 'd> {
     }
 
     fn delete(&mut self) -> Result<(), String> {
-        let v = *self.dice.pick(&[0i16, 1, 2, 3]);
+        let v = *self.c.dice.pick(&[0i16, 1, 2, 3]);
         let step = self
             .s
             .request("DeleteGroups", v, json!({"groupsNames": [GROUP]}), "admin")?;
@@ -582,19 +765,19 @@ impl<'s, 'd> Gen<'s, 'd> {
 
     /// An admin deletes some of the group's offsets (or of a group that does not exist).
     fn offset_delete(&mut self) -> Result<(), String> {
-        let group = if self.dice.chance(0.1) {
+        let group = if self.c.dice.chance(0.1) {
             "other"
         } else {
             GROUP
         };
-        let body = super::offset_delete::body(&mut self.dice, group, &self.topics);
+        let body = super::offset_delete::body(&mut self.c.dice, group, &self.topics);
         let step = self.s.request("OffsetDelete", 0, body, "admin")?;
         self.absorb(&step);
         Ok(())
     }
 
     fn invalid(&mut self) -> Result<(), String> {
-        let (api, v, body): (&str, i16, Value) = match self.dice.int(0, 8) {
+        let (api, v, body): (&str, i16, Value) = match self.c.dice.int(0, 8) {
             0 => (
                 "JoinGroup",
                 5,
@@ -649,30 +832,30 @@ impl<'s, 'd> Gen<'s, 'd> {
 
     /// One step of a member that is not silent: what a consumer does next given where it is.
     fn act(&mut self, i: usize) -> Result<(), String> {
-        match self.members[i].state {
+        match self.c.members[i].state {
             State::Idle => self.join(i),
             State::MustSync => self.sync(i),
-            State::Stable => match self.dice.weighted(&[70, 10, 4, 5, 2]) {
+            State::Stable => match self.c.dice.weighted(&[70, 10, 4, 5, 2]) {
                 0 => self.heartbeat(i),
                 1 => self.commit(i),
                 2 => self.txn_commit(i),
                 3 => {
                     // A rejoin (e.g. a subscription change).
-                    self.members[i].state = State::Idle;
+                    self.c.members[i].state = State::Idle;
                     self.join(i)
                 }
                 _ => self.leave(i),
             },
             State::Joining | State::Syncing => {
                 // Waiting: the consumer keeps quiet; time passes.
-                self.s.advance(self.dice.int(100, 2000));
+                self.s.advance(self.c.dice.int(100, 2000));
                 let step = self.s.tick()?;
                 self.absorb(&step);
                 Ok(())
             }
             State::Fenced => {
                 // The instance restarts: a new member with an empty member id (same instance id).
-                let m = &mut self.members[i];
+                let m = &mut self.c.members[i];
                 m.member_id = String::new();
                 m.generation = -1;
                 m.state = State::Idle;
@@ -691,30 +874,30 @@ impl<'s, 'd> Gen<'s, 'd> {
         );
         config.insert(
             "group.initial.rebalance.delay.ms".into(),
-            json!(*self.dice.pick(&[0, 0, 0, 500, 3000])),
+            json!(*self.c.dice.pick(&[0, 0, 0, 500, 3000])),
         );
-        if self.dice.chance(0.2) {
-            config.insert("group.max.size".into(), json!(self.dice.int(2, 4)));
+        if self.c.dice.chance(0.2) {
+            config.insert("group.max.size".into(), json!(self.c.dice.int(2, 4)));
         }
         self.s.config(Value::Object(config))?;
         for i in 0..3 {
-            let n = self.dice.int(1, 4) as i32;
+            let n = self.c.dice.int(1, 4) as i32;
             self.topics.insert(format!("t{i}"), n);
         }
         let topics = self.topics.clone();
         self.s.metadata(&topics)?;
-        if self.dice.chance(0.1) {
+        if self.c.dice.chance(0.1) {
             self.protocol_type = "connect";
         }
-        let n = self.dice.int(1, 6) as usize;
+        let n = self.c.dice.int(1, 6) as usize;
         for slot in 1..=n {
             let c = self.new_consumer(slot);
-            self.members.push(c);
+            self.c.members.push(c);
         }
         for _ in 0..steps {
-            self.s.advance(self.dice.int(0, 1200));
-            let active: Vec<usize> = (0..self.members.len())
-                .filter(|i| !self.members[*i].silent)
+            self.s.advance(self.c.dice.int(0, 1200));
+            let active: Vec<usize> = (0..self.c.members.len())
+                .filter(|i| !self.c.members[*i].silent)
                 .collect();
             let weights = [
                 if active.is_empty() { 0 } else { 70 }, // a member acts
@@ -730,24 +913,24 @@ impl<'s, 'd> Gen<'s, 'd> {
                 1,                                      // topics change
                 1,                                      // offset delete
             ];
-            match self.dice.weighted(&weights) {
+            match self.c.dice.weighted(&weights) {
                 0 => {
-                    let i = *self.dice.pick(&active);
+                    let i = *self.c.dice.pick(&active);
                     self.act(i)?;
                 }
                 1 => {
                     if !active.is_empty() {
-                        let i = *self.dice.pick(&active);
-                        self.members[i].silent = true;
+                        let i = *self.c.dice.pick(&active);
+                        self.c.members[i].silent = true;
                     }
                 }
                 2 => {
-                    let silent: Vec<usize> = (0..self.members.len())
-                        .filter(|i| self.members[*i].silent)
+                    let silent: Vec<usize> = (0..self.c.members.len())
+                        .filter(|i| self.c.members[*i].silent)
                         .collect();
                     if !silent.is_empty() {
-                        let i = *self.dice.pick(&silent);
-                        self.members[i].silent = false;
+                        let i = *self.c.dice.pick(&silent);
+                        self.c.members[i].silent = false;
                         self.act(i)?;
                     }
                 }
@@ -758,14 +941,14 @@ impl<'s, 'd> Gen<'s, 'd> {
                 7 => self.admin_remove()?,
                 8 => {
                     self.s
-                        .advance(*self.dice.pick(&[3000, 7000, 12000, 31000, 61000]));
+                        .advance(*self.c.dice.pick(&[3000, 7000, 12000, 31000, 61000]));
                     let step = self.s.tick()?;
                     self.absorb(&step);
                 }
                 9 => self.invalid()?,
                 11 => self.offset_delete()?,
                 _ => {
-                    let t = format!("t{}", self.dice.int(0, 3));
+                    let t = format!("t{}", self.c.dice.int(0, 3));
                     let n = self.topics.get(&t).copied().unwrap_or(0) + 1;
                     self.topics.insert(t, n);
                     let topics = self.topics.clone();
@@ -787,13 +970,12 @@ pub fn generate(
     driver: &mut dyn Driver,
 ) -> (Vec<String>, Result<(), String>) {
     let mut session = Session::new(driver);
+    let mut clients = Clients::new(Dice::new(seed, 2));
     let result = {
         let mut generator = Gen {
             s: &mut session,
-            dice: Dice::new(seed, 2),
+            c: &mut clients,
             topics: BTreeMap::new(),
-            members: Vec::new(),
-            parked: BTreeMap::new(),
             protocol_type: "consumer",
         };
         generator.run(steps)

@@ -14,15 +14,21 @@
 //! it, drop it, or try an invalid one; topics they match are created as the cluster grows, so the
 //! asynchronous resolution, the 10 s batching and the RegularExpression records are exercised.
 //!
+//! Two conversations in five also have a classic consumer in the group (protocol type `consumer`, on
+//! a topic of its own, [`Clients::for_migration`]): some start as a classic group that the first
+//! consumer-protocol join upgrades, the classic member is then served by the consumer group, and
+//! the group is downgraded when the last consumer-protocol member goes (Kafka's online migration).
+//!
 //! Steered clear of, as documented gaps (docs/consumer.md): v0 joins without a member id (Kafka draws
-//! a random id), classic apis on consumer groups (migration), and topics whose ids share a `HashMap`
-//! bucket.
+//! a random id), a classic JoinGroup with a member id meeting an empty consumer group (Kafka's
+//! half-removed group, docs/divergences.md), and topics whose ids share a `HashMap` bucket.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use protocol::ErrorCode;
 use serde_json::{Value, json};
 
+use super::classic_gen::Clients;
 use super::dice::Dice;
 use super::driver::Driver;
 use super::session::{Session, error_code};
@@ -50,6 +56,11 @@ const REGEXES: [&str; 10] = [
     "nomatch.*",
     "qu\\Qx\\E",
 ];
+
+/// The topic of a migration conversation's classic consumer: no name subscription of a
+/// consumer-protocol member and no regex of [`REGEXES`] but `.*` (not drawn in those conversations)
+/// matches it, so it never contests a partition with them.
+const CLASSIC_TOPIC: &str = "cls";
 
 /// Regexes RE2J refuses (INVALID_REGULAR_EXPRESSION, each with its own description).
 const INVALID_REGEXES: [&str; 5] = ["[", "a**", "(?=x)", "f{2}{3}", "(foo"];
@@ -111,6 +122,10 @@ struct Gen<'a, 'd> {
     topics: BTreeMap<String, i32>,
     members: Vec<Member>,
     next_member: u32,
+    /// Classic consumers in the same group (online migration), with their own dice.
+    classic: Clients,
+    /// The weight of a classic client's move among the steps (0: a conversation without them).
+    classic_weight: u32,
 }
 
 impl Gen<'_, '_> {
@@ -133,9 +148,15 @@ impl Gen<'_, '_> {
 
     /// A regex subscription for a new member or a change: none most of the time.
     fn random_regex(&mut self) -> Option<String> {
-        self.dice
-            .chance(0.3)
-            .then(|| self.dice.pick(&REGEXES).to_string())
+        if !self.dice.chance(0.3) {
+            return None;
+        }
+        let regexes: Vec<&str> = REGEXES
+            .iter()
+            .copied()
+            .filter(|r| self.classic_weight == 0 || *r != ".*")
+            .collect();
+        Some(self.dice.pick(&regexes).to_string())
     }
 
     fn random_assignor(&mut self) -> Option<String> {
@@ -286,6 +307,7 @@ impl Gen<'_, '_> {
             1,                                  // 12 metadata change
             1,                                  // 13 group config change
             1,                                  // 14 invalid request
+            self.classic_weight,                // 15 a classic client's move
         ]);
         match action {
             0 => {
@@ -509,6 +531,7 @@ impl Gen<'_, '_> {
                     )
                     .map(|_| ())
             }
+            15 => self.classic.step(self.s, &self.topics),
             _ => {
                 let body = match self.dice.index(5) {
                     4 => json!({"groupId": GROUP, "memberId": "x", "memberEpoch": 0,
@@ -542,8 +565,24 @@ impl Gen<'_, '_> {
             self.topics
                 .insert("zar".to_string(), self.dice.int(1, 4) as i32);
         }
+        if self.classic_weight > 0 {
+            let n = self.classic.dice().int(1, 4) as i32;
+            self.topics.insert(CLASSIC_TOPIC.to_string(), n);
+        }
         let topics = self.topics.clone();
         self.s.metadata(&topics)?;
+        // A migration conversation may start as a classic group, upgraded by the first
+        // consumer-protocol join.
+        let classic_first = if self.classic_weight > 0 && self.classic.dice().chance(0.6) {
+            self.classic.dice().int(4, 30)
+        } else {
+            0
+        };
+        for _ in 0..classic_first {
+            let pause = self.classic.dice().int(0, 1500);
+            self.s.advance(pause);
+            self.classic.step(self.s, &self.topics)?;
+        }
         for _ in 0..steps {
             self.s.advance(self.dice.int(0, 400));
             self.step()?;
@@ -560,6 +599,9 @@ pub fn generate(
     driver: &mut dyn Driver,
 ) -> (Vec<String>, Result<(), String>) {
     let mut session = Session::new(driver);
+    let mut classic = Clients::for_migration(seed, CLASSIC_TOPIC);
+    // Two conversations in five bring classic consumers into the group.
+    let classic_weight = if classic.dice().chance(0.4) { 25 } else { 0 };
     let result = {
         let mut generator = Gen {
             s: &mut session,
@@ -567,6 +609,8 @@ pub fn generate(
             topics: BTreeMap::new(),
             members: Vec::new(),
             next_member: 0,
+            classic,
+            classic_weight,
         };
         generator.run(steps)
     };
