@@ -44,6 +44,9 @@ const MAX_TOPIC_NAME_LENGTH: usize = 249;
 pub struct Controller {
     config: ControllerConfig,
     log: Vec<MetadataRecord>,
+    /// How many TopicRecords of each name the log holds (every creation of the name): the next
+    /// creation's topic id is derived from it ([`Controller::new_topic_id`]).
+    creations: BTreeMap<String, usize>,
     image: MetadataImage,
     heartbeats: HeartbeatManager,
     events: Vec<EventKind>,
@@ -82,6 +85,7 @@ impl Controller {
         c.activate(now_ms);
         for (offset, record) in log.iter().enumerate() {
             c.image.apply(offset as i64, record)?;
+            c.count_creation(record);
         }
         c.log = log;
         let brokers: Vec<(i32, bool, i64)> = c
@@ -104,6 +108,7 @@ impl Controller {
         Self {
             config,
             log: Vec::new(),
+            creations: BTreeMap::new(),
             image: MetadataImage::new(),
             heartbeats,
             events: Vec::new(),
@@ -150,6 +155,7 @@ impl Controller {
                 continue;
             }
             self.note_record(&record);
+            self.count_creation(&record);
             self.log.push(record);
             last = Some(offset);
         }
@@ -1400,12 +1406,14 @@ impl Controller {
     /// name gets [`derived_topic_id`] of the name (what scripts and the oracle use), the n-th
     /// creation of the same name the id derived from the name and n.
     fn new_topic_id(&self, name: &str) -> Uuid {
-        let earlier = self
-            .log
-            .iter()
-            .filter(|r| matches!(r, MetadataRecord::Topic { name: n, .. } if n == name))
-            .count();
-        incarnation_topic_id(name, earlier)
+        incarnation_topic_id(name, self.creations.get(name).copied().unwrap_or(0))
+    }
+
+    /// Counts a TopicRecord in the log as one more creation of its name.
+    fn count_creation(&mut self, record: &MetadataRecord) {
+        if let MetadataRecord::Topic { name, .. } = record {
+            *self.creations.entry(name.clone()).or_default() += 1;
+        }
     }
 
     /// Whether `broker` leads any partition (used by tests and the controlled-shutdown table).

@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 
+use serde_json::json;
 use sim::event::{AdminAnswer, DescribedGroupView, ListedGroupView};
 use sim::faults::{FaultKind, FaultWindow, GroupAdminCall, HostRef};
 use sim::spec::{ClassicGroupSpec, ClusterSpec};
@@ -882,9 +883,17 @@ fn id_string(id: uuid::Uuid) -> String {
 /// `classic-recreated-topic-offsets`' first call: line 1 commits offset 42 of `events`-0 by name
 /// (the broker stores it under the topic's id, the first incarnation's).
 fn recreated_commit_script() -> String {
-    format!(
-        r#"{{"request":{{"api":"OffsetCommit","version":9,"body":{{"groupId":"{RECREATED}","generationIdOrMemberEpoch":-1,"memberId":"","topics":[{{"name":"events","partitions":[{{"partitionIndex":0,"committedOffset":42}}]}}]}}}},"expect":{{"response":{{"topics":[{{"name":"events","partitions":[{{"partitionIndex":0,"errorCode":0}}]}}]}}}}}}"#
-    )
+    let partition = json!({"partitionIndex": 0, "committedOffset": 42});
+    json!({
+        "request": {"api": "OffsetCommit", "version": 9, "body": {
+            "groupId": RECREATED, "generationIdOrMemberEpoch": -1, "memberId": "",
+            "topics": [{"name": "events", "partitions": [partition]}],
+        }},
+        "expect": {"response": {"topics": [
+            {"name": "events", "partitions": [{"partitionIndex": 0, "errorCode": 0}]},
+        ]}},
+    })
+    .to_string()
 }
 
 /// Its second call (lines 2-4, after an empty line 1): `events`-0 fetched by the new incarnation's
@@ -894,19 +903,29 @@ fn recreated_commit_script() -> String {
 fn recreated_fetch_script() -> String {
     let new_id = id_string(coordinator::controller::incarnation_topic_id("events", 1));
     let old_id = id_string(coordinator::topics::derived_topic_id("events"));
-    let fetch = |topic: &str, version: i16| {
-        format!(
-            r#"{{"request":{{"api":"OffsetFetch","version":{version},"body":{{"groups":[{{"groupId":"{RECREATED}","topics":[{{{topic},"partitionIndexes":[0]}}]}}],"requireStable":false}}}}"#
-        )
+    // One OffsetFetch of `events`-0 named by `topic` (a JSON object holding `name` or `topicId`),
+    // expecting `offset` and `error`.
+    let fetch = |topic: serde_json::Value, version: i16, offset: i64, error: i16| {
+        let mut asked = topic.clone();
+        asked["partitionIndexes"] = json!([0]);
+        let mut answered = topic;
+        answered["partitions"] =
+            json!([{"partitionIndex": 0, "committedOffset": offset, "errorCode": error}]);
+        json!({
+            "request": {"api": "OffsetFetch", "version": version, "body": {
+                "groups": [{"groupId": RECREATED, "topics": [asked]}],
+                "requireStable": false,
+            }},
+            "expect": {"response": {"groups": [
+                {"groupId": RECREATED, "errorCode": 0, "topics": [answered]},
+            ]}},
+        })
+        .to_string()
     };
-    let by_new = fetch(&format!(r#""topicId":"{new_id}""#), 10);
-    let by_name = fetch(r#""name":"events""#, 9);
-    let by_old = fetch(&format!(r#""topicId":"{old_id}""#), 10);
-    format!(
-        "\n{by_new},\"expect\":{{\"response\":{{\"groups\":[{{\"groupId\":\"{RECREATED}\",\"errorCode\":0,\"topics\":[{{\"topicId\":\"{new_id}\",\"partitions\":[{{\"partitionIndex\":0,\"committedOffset\":-1,\"errorCode\":0}}]}}]}}]}}}}}}\n\
-         {by_name},\"expect\":{{\"response\":{{\"groups\":[{{\"groupId\":\"{RECREATED}\",\"errorCode\":0,\"topics\":[{{\"name\":\"events\",\"partitions\":[{{\"partitionIndex\":0,\"committedOffset\":42,\"errorCode\":0}}]}}]}}]}}}}}}\n\
-         {by_old},\"expect\":{{\"response\":{{\"groups\":[{{\"groupId\":\"{RECREATED}\",\"errorCode\":0,\"topics\":[{{\"topicId\":\"{old_id}\",\"partitions\":[{{\"partitionIndex\":0,\"committedOffset\":-1,\"errorCode\":100}}]}}]}}]}}}}}}"
-    )
+    let by_new = fetch(json!({"topicId": new_id}), 10, -1, 0);
+    let by_name = fetch(json!({"name": "events"}), 9, 42, 0);
+    let by_old = fetch(json!({"topicId": old_id}), 10, -1, 100);
+    format!("\n{by_new}\n{by_name}\n{by_old}")
 }
 
 fn recreated_topic_check(v: &View) -> Result<(), String> {
