@@ -398,37 +398,31 @@ impl Cluster {
 
     fn add_classic_process(&mut self, group: &ClassicGroupSpec, index: usize) {
         let host = process_host(&group.group_id, index);
-        let control = ProcessControl::default();
         let configs = consumer_configs(group, index, &host);
         let dormant = group.dormant.contains(&index);
-        let ctx = ProcessContext::new(
-            &host,
-            self.seed,
-            self.ready.clone(),
-            self.hub.clone(),
-            control.clone(),
-            self.bootstrap(),
-        );
-        self.sim.host(host.as_str(), move || {
-            run_classic_host(TurmoilNet::new(), ctx.clone(), configs.clone(), dormant)
+        self.add_hosted(&group.group_id, index, move |ctx| {
+            run_classic_host(TurmoilNet::new(), ctx, configs.clone(), dormant)
         });
-        self.hosts.push(host.clone());
-        self.processes.insert(
-            host.clone(),
-            ProcessInfo {
-                host,
-                group: group.group_id.clone(),
-                index,
-                control,
-            },
-        );
     }
 
     fn add_consumer_process(&mut self, group: &ConsumerGroupSpec, index: usize) {
         let host = process_host(&group.group_id, index);
-        let control = ProcessControl::default();
         let configs = async_consumer_configs(group, index, &host);
         let dormant = group.dormant.contains(&index);
+        self.add_hosted(&group.group_id, index, move |ctx| {
+            run_consumer_host(TurmoilNet::new(), ctx, configs.clone(), dormant)
+        });
+    }
+
+    /// Registers process `index` of consumer group `group_id` (classic or consumer protocol) as a
+    /// turmoil host whose every incarnation runs `runner` with the process's context.
+    fn add_hosted<F, Fut>(&mut self, group_id: &str, index: usize, runner: F)
+    where
+        F: Fn(ProcessContext) -> Fut + 'static,
+        Fut: std::future::Future<Output = HostResult> + 'static,
+    {
+        let host = process_host(group_id, index);
+        let control = ProcessControl::default();
         let ctx = ProcessContext::new(
             &host,
             self.seed,
@@ -437,15 +431,13 @@ impl Cluster {
             control.clone(),
             self.bootstrap(),
         );
-        self.sim.host(host.as_str(), move || {
-            run_consumer_host(TurmoilNet::new(), ctx.clone(), configs.clone(), dormant)
-        });
+        self.sim.host(host.as_str(), move || runner(ctx.clone()));
         self.hosts.push(host.clone());
         self.processes.insert(
             host.clone(),
             ProcessInfo {
                 host,
-                group: group.group_id.clone(),
+                group: group_id.to_string(),
                 index,
                 control,
             },
