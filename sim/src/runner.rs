@@ -1710,6 +1710,66 @@ mod tests {
         assert_eq!(members(vec![shutdown, start], true), both(0, 4));
     }
 
+    /// A consumer group whose processes switch protocols ends a classic group when every
+    /// remaining process ends on the classic protocol, a consumer group (with its classic
+    /// members' hosts) otherwise.
+    #[test]
+    fn expectations_follow_protocol_switches() {
+        use crate::spec::{ConsumerGroupSpec, GroupProtocol};
+        let spec = ClusterSpec::default().with_topic("t", 4).with_consumer(
+            ConsumerGroupSpec::new("g", &["t"], 3, 1).with_classic_processes([0, 1, 2]),
+        );
+        let switch = |i: usize, protocol| {
+            FaultWindow::at(
+                10_000 + i as u64,
+                FaultKind::SwitchProtocol {
+                    host: HostRef::process("g", i),
+                    protocol,
+                },
+            )
+        };
+        let shape = |windows: Vec<FaultWindow>| -> String {
+            match &expectations(&spec, &FaultSchedule::new(windows), false)[..] {
+                [Expectation::Classic { members, .. }] => format!("classic {members}"),
+                [
+                    Expectation::Consumer {
+                        members,
+                        classic_hosts,
+                        ..
+                    },
+                ] => format!("consumer {members} {classic_hosts:?}"),
+                other => format!("{other:?}"),
+            }
+        };
+        assert_eq!(shape(vec![]), "classic 3");
+        assert_eq!(
+            shape(vec![switch(0, GroupProtocol::Consumer)]),
+            r#"consumer 3 {"g-1", "g-2"}"#
+        );
+        // Switched back, or the only consumer-protocol process removed: classic again.
+        assert_eq!(
+            shape(vec![
+                switch(0, GroupProtocol::Consumer),
+                switch(0, GroupProtocol::Classic)
+            ]),
+            "classic 3"
+        );
+        assert_eq!(
+            shape(vec![
+                switch(2, GroupProtocol::Consumer),
+                FaultWindow::at(
+                    20_000,
+                    FaultKind::RemoveProcess {
+                        host: HostRef::process("g", 2)
+                    }
+                ),
+            ]),
+            "classic 2"
+        );
+        // A switch of a process the spec does not have changes nothing.
+        assert_eq!(shape(vec![switch(5, GroupProtocol::Consumer)]), "classic 3");
+    }
+
     fn kafka_timed_spec() -> ClusterSpec {
         let w = Workload {
             processes: 2,
