@@ -108,6 +108,13 @@ pub fn describe_window(w: &FaultWindow) -> String {
         | FaultKind::ShutdownApplication { host } => {
             format!("{} of {}", w.kind.name(), host_text(host))
         }
+        FaultKind::SwitchProtocol { host, protocol } => {
+            format!(
+                "switch-protocol of {} to {}",
+                host_text(host),
+                protocol.name()
+            )
+        }
         FaultKind::StallHeartbeats { host, thread } => match thread {
             Some(t) => format!("stall-heartbeats of {} thread {t}", host_text(host)),
             None => format!("stall-heartbeats of {}", host_text(host)),

@@ -36,7 +36,9 @@ use crate::faults::GroupAdminCall;
 use crate::hub::Hub;
 use crate::net::{EPOCH_MS, TurmoilNet};
 use crate::seed;
-use crate::spec::{ClassicGroupSpec, ClusterSpec, ConsumerGroupSpec, StreamsAppSpec};
+use crate::spec::{
+    ClassicGroupSpec, ClusterSpec, ConsumerGroupSpec, GroupProtocol, StreamsAppSpec,
+};
 use members::observer::TopicPartition;
 
 /// The controller's host name.
@@ -99,6 +101,14 @@ pub enum ProcessCommand {
     Start,
     /// A streams process asks the group to shut the whole application down.
     ShutdownApplication,
+    /// A consumer process closes gracefully if it runs and starts again speaking `protocol`, at
+    /// once (`restart`) or at its next `Start`: one step of a rolling upgrade or downgrade between
+    /// the classic and the consumer protocol.
+    SwitchProtocol {
+        protocol: GroupProtocol,
+        /// Start again at once (false: stay stopped until a `Start`).
+        restart: bool,
+    },
 }
 
 /// The channel from the driver to a process host (it survives the host's restarts).
@@ -398,37 +408,42 @@ impl Cluster {
 
     fn add_classic_process(&mut self, group: &ClassicGroupSpec, index: usize) {
         let host = process_host(&group.group_id, index);
-        let control = ProcessControl::default();
         let configs = consumer_configs(group, index, &host);
         let dormant = group.dormant.contains(&index);
-        let ctx = ProcessContext::new(
-            &host,
-            self.seed,
-            self.ready.clone(),
-            self.hub.clone(),
-            control.clone(),
-            self.bootstrap(),
-        );
-        self.sim.host(host.as_str(), move || {
-            run_classic_host(TurmoilNet::new(), ctx.clone(), configs.clone(), dormant)
+        self.add_hosted(&group.group_id, index, move |ctx| {
+            run_classic_host(TurmoilNet::new(), ctx, configs.clone(), dormant)
         });
-        self.hosts.push(host.clone());
-        self.processes.insert(
-            host.clone(),
-            ProcessInfo {
-                host,
-                group: group.group_id.clone(),
-                index,
-                control,
-            },
-        );
     }
 
     fn add_consumer_process(&mut self, group: &ConsumerGroupSpec, index: usize) {
         let host = process_host(&group.group_id, index);
-        let control = ProcessControl::default();
         let configs = async_consumer_configs(group, index, &host);
+        let classic = classic_configs_of(group, index, &host);
         let dormant = group.dormant.contains(&index);
+        // The protocol outlives the host's incarnations (a crash restarts it with the protocol
+        // it last switched to).
+        let protocol = Rc::new(Cell::new(group.protocol_of(index)));
+        self.add_hosted(&group.group_id, index, move |ctx| {
+            run_migrating_host(
+                TurmoilNet::new(),
+                ctx,
+                classic.clone(),
+                configs.clone(),
+                protocol.clone(),
+                dormant,
+            )
+        });
+    }
+
+    /// Registers process `index` of consumer group `group_id` (classic or consumer protocol) as a
+    /// turmoil host whose every incarnation runs `runner` with the process's context.
+    fn add_hosted<F, Fut>(&mut self, group_id: &str, index: usize, runner: F)
+    where
+        F: Fn(ProcessContext) -> Fut + 'static,
+        Fut: std::future::Future<Output = HostResult> + 'static,
+    {
+        let host = process_host(group_id, index);
+        let control = ProcessControl::default();
         let ctx = ProcessContext::new(
             &host,
             self.seed,
@@ -437,15 +452,13 @@ impl Cluster {
             control.clone(),
             self.bootstrap(),
         );
-        self.sim.host(host.as_str(), move || {
-            run_consumer_host(TurmoilNet::new(), ctx.clone(), configs.clone(), dormant)
-        });
+        self.sim.host(host.as_str(), move || runner(ctx.clone()));
         self.hosts.push(host.clone());
         self.processes.insert(
             host.clone(),
             ProcessInfo {
                 host,
-                group: group.group_id.clone(),
+                group: group_id.to_string(),
                 index,
                 control,
             },
@@ -577,6 +590,39 @@ pub fn async_consumer_configs(
         .collect()
 }
 
+/// The classic consumers' configurations of process `index` (host `host`) of consumer group
+/// `group`, for its incarnations that speak the classic protocol: the same group, client ids,
+/// topics, instance ids and timeouts as its consumer-protocol incarnations (Kafka's rolling
+/// upgrade changes `group.protocol` only), the classic session timeout and heartbeat interval
+/// being the group's.
+pub fn classic_configs_of(
+    group: &ConsumerGroupSpec,
+    index: usize,
+    host: &str,
+) -> Vec<ConsumerConfig> {
+    (0..group.consumers_per_process)
+        .map(|n| {
+            let topics: Vec<&str> = group.topics.iter().map(String::as_str).collect();
+            let mut c = ConsumerConfig::new(
+                group.group_id.clone(),
+                format!("{host}-consumer-{n}"),
+                &topics,
+            )
+            .with_assignors(&group.classic_assignors);
+            if let Some(id) = group.instance_id(index, n) {
+                c = c.with_instance_id(id);
+            }
+            c.session_timeout_ms = group.session_timeout_ms;
+            c.heartbeat_interval_ms = group.heartbeat_interval_ms.max(0) as u64;
+            c.max_poll_interval_ms = group.max_poll_interval_ms;
+            c.auto_commit_interval_ms = group.auto_commit_interval_ms;
+            c.request_timeout_ms = group.request_timeout_ms;
+            c.default_api_timeout_ms = group.request_timeout_ms * 2;
+            c
+        })
+        .collect()
+}
+
 /// What a host's software returns (turmoil's host result).
 pub type HostResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -638,6 +684,8 @@ pub async fn run_streams_host<N: Net>(
                         p.request_shutdown_application();
                     }
                 }
+                // A streams process has one protocol.
+                ProcessCommand::SwitchProtocol { .. } => {}
             }
         }
         ctx.control.notify.notified().await;
@@ -703,6 +751,83 @@ pub async fn run_consumer_host<N: Net>(
     run_consumer_process(ctx, dormant, start).await
 }
 
+/// The software of a consumer group's process host, one incarnation (see [`run_streams_host`]):
+/// its consumers speak `protocol` (the classic or the consumer protocol), which a
+/// [`ProcessCommand::SwitchProtocol`] changes. A process that never switches runs exactly as
+/// [`run_consumer_host`] or [`run_classic_host`] would.
+pub async fn run_migrating_host<N: Net>(
+    net: N,
+    ctx: ProcessContext,
+    classic: Vec<ConsumerConfig>,
+    consumer: Vec<AsyncConsumerConfig>,
+    protocol: Rc<Cell<GroupProtocol>>,
+    dormant: bool,
+) -> HostResult {
+    ctx.wait_ready().await;
+    let observer = ctx.hub.client_observer(&ctx.host);
+    let start = |ctx: &ProcessContext| {
+        let mut rng = ctx.next_incarnation();
+        match protocol.get() {
+            GroupProtocol::Classic => classic
+                .iter()
+                .enumerate()
+                .map(|(n, c)| {
+                    AnyConsumer::Classic(Consumer::start(
+                        net.clone(),
+                        ctx.bootstrap.clone(),
+                        c.clone(),
+                        &format!("{}/consumer-{n}", ctx.host),
+                        &mut rng,
+                        observer.clone(),
+                    ))
+                })
+                .collect::<Vec<_>>(),
+            GroupProtocol::Consumer => consumer
+                .iter()
+                .enumerate()
+                .map(|(n, c)| {
+                    AnyConsumer::Consumer(AsyncConsumer::start(
+                        net.clone(),
+                        ctx.bootstrap.clone(),
+                        c.clone(),
+                        &format!("{}/consumer-{n}", ctx.host),
+                        &mut rng,
+                        observer.clone(),
+                    ))
+                })
+                .collect::<Vec<_>>(),
+        }
+    };
+    run_consumer_process_switching(ctx, dormant, start, |p| protocol.set(p)).await
+}
+
+/// A consumer of either protocol.
+enum AnyConsumer {
+    Classic(Consumer),
+    Consumer(AsyncConsumer),
+}
+
+impl HostedConsumer for AnyConsumer {
+    fn stall_heartbeats(&self, stalled: bool) {
+        match self {
+            AnyConsumer::Classic(c) => HostedConsumer::stall_heartbeats(c, stalled),
+            AnyConsumer::Consumer(c) => HostedConsumer::stall_heartbeats(c, stalled),
+        }
+    }
+    fn stall_assignment(&self, stalled: bool) {
+        match self {
+            AnyConsumer::Classic(c) => HostedConsumer::stall_assignment(c, stalled),
+            AnyConsumer::Consumer(c) => HostedConsumer::stall_assignment(c, stalled),
+        }
+    }
+    async fn close(self) {
+        match self {
+            AnyConsumer::Classic(c) => HostedConsumer::close(c).await,
+            AnyConsumer::Consumer(c) => HostedConsumer::close(c).await,
+        }
+    }
+}
+
 /// What a consumer process host does with each of its consumers, whatever their protocol.
 trait HostedConsumer {
     fn stall_heartbeats(&self, stalled: bool);
@@ -741,6 +866,18 @@ async fn run_consumer_process<C: HostedConsumer>(
     dormant: bool,
     start: impl Fn(&ProcessContext) -> Vec<C>,
 ) -> HostResult {
+    // A process of one protocol only: nothing to switch to (the runner sends SwitchProtocol to
+    // consumer groups' processes only).
+    run_consumer_process_switching(ctx, dormant, start, |_| {}).await
+}
+
+/// [`run_consumer_process`], with `switch` setting the protocol the next `start` speaks.
+async fn run_consumer_process_switching<C: HostedConsumer>(
+    ctx: ProcessContext,
+    dormant: bool,
+    start: impl Fn(&ProcessContext) -> Vec<C>,
+    switch: impl Fn(GroupProtocol),
+) -> HostResult {
     let mut consumers = (!dormant || ctx.incarnations.get() > 0).then(|| start(&ctx));
     loop {
         for cmd in ctx.control.drain() {
@@ -776,6 +913,23 @@ async fn run_consumer_process<C: HostedConsumer>(
                     }
                 }
                 ProcessCommand::ShutdownApplication => {}
+                ProcessCommand::SwitchProtocol { protocol, restart } => {
+                    switch(protocol);
+                    if let Some(cs) = consumers.take() {
+                        for c in cs {
+                            c.close().await;
+                        }
+                        ctx.hub.harness(
+                            &ctx.host,
+                            HarnessEvent::ProcessStopped {
+                                process: ctx.host.clone(),
+                            },
+                        );
+                        if restart {
+                            consumers = Some(start(&ctx));
+                        }
+                    }
+                }
             }
         }
         ctx.control.notify.notified().await;
@@ -1276,6 +1430,15 @@ pub fn validate(spec: &ClusterSpec) -> Result<(), SetupError> {
         }
         if !names.insert(g.clone()) {
             return err(format!("group id {g:?} is used twice"));
+        }
+    }
+    for g in &spec.consumer_groups {
+        if g.topic_regex.is_some() && !g.classic_processes.is_empty() {
+            return err(format!(
+                "consumer group {}: a classic consumer cannot subscribe with a broker-side \
+                 regular expression (classic_processes must be empty)",
+                g.group_id
+            ));
         }
     }
     for t in &spec.topics {

@@ -145,6 +145,15 @@ pub enum FaultKind {
     AddPartitions { topic: String, total: i32 },
     /// A topic is deleted (DeleteTopics at the controller).
     DeleteTopic { name: String },
+    /// A consumer group's process closes gracefully and starts again speaking `protocol`
+    /// (`group.protocol`): one step of Kafka's rolling upgrade from the classic protocol to the
+    /// consumer protocol, or of the rolling downgrade back (KIP-848, online migration).
+    /// Instantaneous, it restarts at once; with a duration it stays down until the heal (a static
+    /// member away past its session). A stopped process starts with it at its next start.
+    SwitchProtocol {
+        host: HostRef,
+        protocol: crate::spec::GroupProtocol,
+    },
     /// The admin client makes one group administration call; its answer is recorded in the event
     /// log (`HarnessEvent::AdminAnswered`) for the scenario's check. Instantaneous (the calls run
     /// one after another on the admin host, each retrying until Kafka's admin timeout).
@@ -227,6 +236,7 @@ impl FaultKind {
             FaultKind::AddPartitions { .. } => "add-partitions",
             FaultKind::DeleteTopic { .. } => "delete-topic",
             FaultKind::GroupAdmin { .. } => "group-admin",
+            FaultKind::SwitchProtocol { .. } => "switch-protocol",
         }
     }
 }

@@ -90,7 +90,12 @@ pub fn default_convergence_bound_ms(spec: &ClusterSpec) -> u64 {
         .max()
         .unwrap_or(0)
         .max(0) as u64;
-    let classic_delay = if spec.classic_groups.is_empty() {
+    let classic_delay = if spec.classic_groups.is_empty()
+        && spec
+            .consumer_groups
+            .iter()
+            .all(|g| g.classic_processes.is_empty())
+    {
         0
     } else {
         spec.broker_configs
@@ -627,8 +632,53 @@ pub fn expectations(
             },
             None => g.topics.clone(),
         };
+        // The protocol each process speaks at the end (its first, then each switch in order):
+        // a group whose remaining processes all speak the classic protocol ends a classic group
+        // (never converted, or downgraded when its last consumer-protocol member went, Kafka's
+        // `convertToClassicGroup`); with any consumer-protocol member it is a consumer group.
+        let mut protocols: BTreeMap<usize, crate::spec::GroupProtocol> =
+            (0..g.processes).map(|i| (i, g.protocol_of(i))).collect();
+        for w in &windows {
+            if let FaultKind::SwitchProtocol {
+                host: HostRef::Process { group, index },
+                protocol,
+            } = &w.kind
+                && *group == g.group_id
+                && let Some(p) = protocols.get_mut(index)
+            {
+                *p = *protocol;
+            }
+        }
+        let never_started =
+            |i: usize| g.dormant.contains(&i) && !started.contains(&process_host(&g.group_id, i));
+        let all_classic = (0..g.processes)
+            .filter(|i| !removed.contains(&process_host(&g.group_id, *i)) && !never_started(*i))
+            .all(|i| protocols[&i] == crate::spec::GroupProtocol::Classic);
+        if all_classic
+            && protocols
+                .values()
+                .any(|p| *p == crate::spec::GroupProtocol::Classic)
+        {
+            e.push(Expectation::Classic {
+                group: g.group_id.clone(),
+                required: g
+                    .topics
+                    .iter()
+                    .filter(|t| existing.contains(*t))
+                    .cloned()
+                    .collect(),
+                topics: g.topics.clone(),
+                members: remaining(&g.group_id, g.processes) * g.consumers_per_process,
+            });
+            continue;
+        }
         e.push(Expectation::Consumer {
             group: g.group_id.clone(),
+            classic_hosts: protocols
+                .iter()
+                .filter(|(_, p)| **p == crate::spec::GroupProtocol::Classic)
+                .map(|(i, _)| process_host(&g.group_id, *i))
+                .collect(),
             required: subscribed
                 .iter()
                 .filter(|t| existing.contains(*t))
@@ -728,8 +778,9 @@ impl<B: Backend> Driver<B> {
 
     fn start(&mut self, i: usize, now: i64) {
         let kind = self.schedule.windows[i].kind.clone();
+        let lasting = self.schedule.windows[i].duration_ms.is_some();
         let name = kind.name();
-        match self.inject(&kind) {
+        match self.inject(&kind, lasting) {
             Ok(hosts) => {
                 tracing::info!(window = i, fault = name, hosts = ?hosts, "fault injected");
                 self.count(name).injected += 1;
@@ -830,7 +881,8 @@ impl<B: Backend> Driver<B> {
         self.cluster.apply_links(calls);
     }
 
-    fn inject(&mut self, kind: &FaultKind) -> Result<Vec<String>, String> {
+    /// Injects `kind`; `lasting`: the window has a duration (its heal ends it).
+    fn inject(&mut self, kind: &FaultKind, lasting: bool) -> Result<Vec<String>, String> {
         self.cluster.supports(kind)?;
         match kind {
             FaultKind::Partition { a, b } | FaultKind::Hold { a, b } => {
@@ -973,6 +1025,42 @@ impl<B: Backend> Driver<B> {
                 let h = self.resolve(host)?;
                 self.process(&h[0])?.send(ProcessCommand::Start);
                 Ok(h)
+            }
+            FaultKind::SwitchProtocol { host, protocol } => {
+                let hs = self.resolve(host)?;
+                let mut controls = Vec::new();
+                for h in &hs {
+                    let group = self
+                        .cluster
+                        .processes()
+                        .get(h)
+                        .map(|p| p.group.clone())
+                        .ok_or_else(|| format!("{h} is not a member process"))?;
+                    if !self
+                        .cluster
+                        .spec()
+                        .consumer_groups
+                        .iter()
+                        .any(|g| g.group_id == group)
+                    {
+                        return Err(format!(
+                            "{h} is not a consumer group's process (only those switch protocols)"
+                        ));
+                    }
+                    controls.push(self.process(h)?);
+                }
+                // A lasting switch keeps the process down until the heal starts it (a static
+                // member's restart past its session); an instantaneous one restarts it at once.
+                for (h, control) in hs.iter().zip(controls) {
+                    control.send(ProcessCommand::SwitchProtocol {
+                        protocol: *protocol,
+                        restart: !lasting,
+                    });
+                    if lasting {
+                        self.stopped.insert(h.clone());
+                    }
+                }
+                Ok(hs)
             }
             FaultKind::RemoveProcess { host } => {
                 let h = self.resolve(host)?;
@@ -1157,7 +1245,7 @@ impl<B: Backend> Driver<B> {
                     self.link(|l| l.uncut(h, CONTROLLER_HOST));
                 }
             }
-            FaultKind::StopProcess { .. } => {
+            FaultKind::StopProcess { .. } | FaultKind::SwitchProtocol { .. } => {
                 self.release_processes(&hosts, ProcessCommand::Start, |r| &mut r.stopped)
             }
             FaultKind::ControlledShutdown { .. } => {
@@ -1620,6 +1708,66 @@ mod tests {
         let shutdown = at(FaultKind::ShutdownApplication { host: p("app", 0) }).after_convergence();
         assert_eq!(members(vec![shutdown.clone()], false), both(2, 4));
         assert_eq!(members(vec![shutdown, start], true), both(0, 4));
+    }
+
+    /// A consumer group whose processes switch protocols ends a classic group when every
+    /// remaining process ends on the classic protocol, a consumer group (with its classic
+    /// members' hosts) otherwise.
+    #[test]
+    fn expectations_follow_protocol_switches() {
+        use crate::spec::{ConsumerGroupSpec, GroupProtocol};
+        let spec = ClusterSpec::default().with_topic("t", 4).with_consumer(
+            ConsumerGroupSpec::new("g", &["t"], 3, 1).with_classic_processes([0, 1, 2]),
+        );
+        let switch = |i: usize, protocol| {
+            FaultWindow::at(
+                10_000 + i as u64,
+                FaultKind::SwitchProtocol {
+                    host: HostRef::process("g", i),
+                    protocol,
+                },
+            )
+        };
+        let shape = |windows: Vec<FaultWindow>| -> String {
+            match &expectations(&spec, &FaultSchedule::new(windows), false)[..] {
+                [Expectation::Classic { members, .. }] => format!("classic {members}"),
+                [
+                    Expectation::Consumer {
+                        members,
+                        classic_hosts,
+                        ..
+                    },
+                ] => format!("consumer {members} {classic_hosts:?}"),
+                other => format!("{other:?}"),
+            }
+        };
+        assert_eq!(shape(vec![]), "classic 3");
+        assert_eq!(
+            shape(vec![switch(0, GroupProtocol::Consumer)]),
+            r#"consumer 3 {"g-1", "g-2"}"#
+        );
+        // Switched back, or the only consumer-protocol process removed: classic again.
+        assert_eq!(
+            shape(vec![
+                switch(0, GroupProtocol::Consumer),
+                switch(0, GroupProtocol::Classic)
+            ]),
+            "classic 3"
+        );
+        assert_eq!(
+            shape(vec![
+                switch(2, GroupProtocol::Consumer),
+                FaultWindow::at(
+                    20_000,
+                    FaultKind::RemoveProcess {
+                        host: HostRef::process("g", 2)
+                    }
+                ),
+            ]),
+            "classic 2"
+        );
+        // A switch of a process the spec does not have changes nothing.
+        assert_eq!(shape(vec![switch(5, GroupProtocol::Consumer)]), "classic 3");
     }
 
     fn kafka_timed_spec() -> ClusterSpec {

@@ -1,7 +1,7 @@
 //! What a simulated cluster is made of: the declarative description a scenario writes and the
 //! builder ([`crate::cluster`]) turns into turmoil hosts.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use kafka_bugs::{KafkaBug, KafkaBugs};
 use members::classic::Assignor;
@@ -224,6 +224,33 @@ pub struct ConsumerGroupSpec {
     pub dormant: Vec<usize>,
     /// Per process index: how long its `onPartitionsRevoked` takes (default 0).
     pub revocation_latency_ms: BTreeMap<usize, u64>,
+    /// Processes (by index) whose first incarnation speaks the classic protocol (Kafka's
+    /// `ClassicKafkaConsumer`, `group.protocol=classic`) instead of the consumer protocol; a
+    /// `switch-protocol` fault restarts a process with the other one (online migration, KIP-848's
+    /// rolling upgrade and downgrade). Their configs come from the same group settings
+    /// ([`crate::cluster::classic_configs_of`]); a static member keeps its instance id in both.
+    pub classic_processes: BTreeSet<usize>,
+    /// The assignors a classic incarnation lists (its JoinGroup protocols).
+    pub classic_assignors: Vec<Assignor>,
+}
+
+/// The rebalance protocol a consumer speaks (`group.protocol`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum GroupProtocol {
+    /// JoinGroup / SyncGroup / Heartbeat / LeaveGroup.
+    Classic,
+    /// ConsumerGroupHeartbeat (KIP-848).
+    Consumer,
+}
+
+impl GroupProtocol {
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupProtocol::Classic => "classic",
+            GroupProtocol::Consumer => "consumer",
+        }
+    }
 }
 
 impl ConsumerGroupSpec {
@@ -250,6 +277,8 @@ impl ConsumerGroupSpec {
             request_timeout_ms: 5_000,
             dormant: Vec::new(),
             revocation_latency_ms: BTreeMap::new(),
+            classic_processes: BTreeSet::new(),
+            classic_assignors: vec![Assignor::Range],
         }
     }
 
@@ -262,6 +291,21 @@ impl ConsumerGroupSpec {
     pub fn with_static_membership(mut self) -> Self {
         self.static_membership = true;
         self
+    }
+
+    /// Processes `indexes` start speaking the classic protocol.
+    pub fn with_classic_processes(mut self, indexes: impl IntoIterator<Item = usize>) -> Self {
+        self.classic_processes.extend(indexes);
+        self
+    }
+
+    /// The protocol process `index` starts with.
+    pub fn protocol_of(&self, index: usize) -> GroupProtocol {
+        if self.classic_processes.contains(&index) {
+            GroupProtocol::Classic
+        } else {
+            GroupProtocol::Consumer
+        }
     }
 
     pub fn with_server_assignor(mut self, assignor: &str) -> Self {

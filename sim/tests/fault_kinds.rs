@@ -342,3 +342,76 @@ fn a_restarted_broker_publishes_no_metadata_before_it_caught_up() {
         "first published offset {first}, {applied:?}"
     );
 }
+
+#[test]
+fn a_switch_protocol_restarts_a_consumer_process_with_the_other_protocol() {
+    use sim::spec::{ConsumerGroupSpec, GroupProtocol};
+    let spec = ClusterSpec::default()
+        .with_topic("orders", 2)
+        .with_classic(ClassicGroupSpec::new("billing", &["orders"], 1, 1))
+        .with_consumer(ConsumerGroupSpec::new("payments", &["orders"], 1, 1));
+    let switch = |at_ms, group: &str, protocol| {
+        FaultWindow::at(
+            at_ms,
+            FaultKind::SwitchProtocol {
+                host: HostRef::process(group, 0),
+                protocol,
+            },
+        )
+    };
+    let outcome = run_with(
+        spec,
+        vec![
+            // Only a consumer group's processes switch.
+            switch(7_000, "billing", GroupProtocol::Consumer),
+            // The dynamic consumer-protocol member leaves (epoch -1), its classic incarnation's
+            // JoinGroup finds the consumer group empty and replaces it with a classic group.
+            switch(8_000, "payments", GroupProtocol::Classic),
+        ],
+    );
+    let skipped = outcome.log.iter().find_map(|e| match &e.kind {
+        SimEventKind::Fault(FaultEvent::Skipped { fault, reason, .. })
+            if *fault == "switch-protocol" =>
+        {
+            Some(reason.clone())
+        }
+        _ => None,
+    });
+    assert_eq!(
+        skipped.as_deref(),
+        Some("billing-0 is not a consumer group's process (only those switch protocols)")
+    );
+    assert_eq!(
+        injections(&outcome.log, "switch-protocol"),
+        vec![(1, vec!["payments-0".to_string()])]
+    );
+    let payments = outcome
+        .groups
+        .iter()
+        .find(|g| g.group_id == "payments")
+        .expect("payments in the final state");
+    assert_eq!(payments.kind, "classic");
+    assert_eq!(payments.members.len(), 1);
+    assert_eq!(payments.members[0].partitions, vec!["orders-0", "orders-1"]);
+    // The process ran two incarnations: the consumer protocol's, then the classic one's.
+    let kinds: Vec<members::observer::ClientKind> = outcome
+        .log
+        .iter()
+        .filter_map(|e| match &e.kind {
+            SimEventKind::Client { client, .. } if e.host == "payments-0" => Some(client.kind),
+            _ => None,
+        })
+        .fold(Vec::new(), |mut v, k| {
+            if v.last() != Some(&k) {
+                v.push(k);
+            }
+            v
+        });
+    assert_eq!(
+        kinds,
+        vec![
+            members::observer::ClientKind::AsyncConsumer,
+            members::observer::ClientKind::Consumer
+        ]
+    );
+}

@@ -26,6 +26,7 @@ pub mod check;
 pub mod classic;
 pub mod consumer;
 pub mod failover;
+pub mod migration;
 pub mod rude;
 pub mod streams;
 pub mod swarm;
@@ -257,6 +258,7 @@ pub fn all() -> Vec<Scenario> {
     v.extend(streams::scenarios());
     v.extend(classic::scenarios());
     v.extend(consumer::scenarios());
+    v.extend(migration::scenarios());
     v.extend(brokers::scenarios());
     v.extend(failover::scenarios());
     v.extend(admin::scenarios());

@@ -98,6 +98,14 @@ pub fn check_accepted(
             Ok(())
         }
         ClientKind::Consumer => {
+            // A classic member of a consumer group (online migration): its member records exist
+            // only while the group is a consumer group, so a member just before the write was
+            // committing into a consumer group.
+            if let Some(verdict) = super::consumer::check_accepted_classic_member(
+                at_ms, &where_, group, member_id, epoch, pos, model,
+            ) {
+                return verdict;
+            }
             let Some(g) = model.classic.get(group) else {
                 return Ok(());
             };
@@ -309,6 +317,123 @@ mod tests {
         let mut r = setup();
         r.push(commit(0, 42));
         assert!(run(&r, 9, 0).is_err());
+    }
+
+    /// A classic member's commits after its group was converted into a consumer group (online
+    /// migration) are judged by the consumer group's records: its generation must be its member
+    /// epoch there (the classic records, tombstoned, would refuse every generation).
+    #[test]
+    fn classic_member_commit_in_a_converted_group() {
+        use coordinator::records::classic::{GroupMetadataKey, GroupMetadataValue, MemberMetadata};
+        use coordinator::records::consumer::{
+            ConsumerGroupCurrentMemberAssignmentValue, ConsumerGroupKey,
+            ConsumerGroupMemberMetadataValue, ConsumerGroupMetadataValue, ConsumerMemberKey,
+        };
+        let classic = Record::GroupMetadata {
+            key: GroupMetadataKey { group: "g".into() },
+            value: Some(GroupMetadataValue {
+                protocol_type: "consumer".into(),
+                generation: 3,
+                protocol: Some("range".into()),
+                leader: Some("A".into()),
+                current_state_timestamp: 0,
+                members: vec![MemberMetadata {
+                    member_id: "A".into(),
+                    group_instance_id: None,
+                    client_id: "c".into(),
+                    client_host: "/h".into(),
+                    rebalance_timeout: 1,
+                    session_timeout: 1,
+                    subscription: vec![],
+                    assignment: vec![],
+                }],
+            }),
+        };
+        let tombstone = Record::GroupMetadata {
+            key: GroupMetadataKey { group: "g".into() },
+            value: None,
+        };
+        let member = ConsumerMemberKey {
+            group_id: "g".into(),
+            member_id: "A".into(),
+        };
+        let converted = [
+            Record::ConsumerGroupMetadata {
+                key: ConsumerGroupKey {
+                    group_id: "g".into(),
+                },
+                value: Some(ConsumerGroupMetadataValue {
+                    epoch: 3,
+                    metadata_hash: 0,
+                }),
+            },
+            Record::ConsumerGroupMemberMetadata {
+                key: member.clone(),
+                value: Some(ConsumerGroupMemberMetadataValue {
+                    instance_id: None,
+                    rack_id: None,
+                    client_id: "c".into(),
+                    client_host: "/h".into(),
+                    subscribed_topic_names: vec!["t".into()],
+                    subscribed_topic_regex: None,
+                    rebalance_timeout_ms: 1,
+                    server_assignor: None,
+                    classic_member_metadata: None,
+                }),
+            },
+            Record::ConsumerGroupCurrentMemberAssignment {
+                key: member,
+                value: Some(ConsumerGroupCurrentMemberAssignmentValue {
+                    member_epoch: 3,
+                    previous_member_epoch: 3,
+                    state: 0,
+                    assigned_partitions: vec![],
+                    partitions_pending_revocation: vec![],
+                }),
+            },
+        ];
+        let mut c = commit(0, 9);
+        if let Record::OffsetCommit { key, .. } = &mut c {
+            key.group = "g".into();
+            key.topic = "t".into();
+        }
+        let judge = |records: &[Record], generation: i32| {
+            let mut model = Model::default();
+            for (i, r) in records.iter().enumerate() {
+                model.apply(0, i as i64, i as i64, r, 1);
+            }
+            let client = ClientRef {
+                kind: ClientKind::Consumer,
+                name: "c1".into(),
+                group_id: "g".into(),
+                instance_id: None,
+                process_id: String::new(),
+            };
+            let ev = EventKind::CommitAccepted {
+                epoch: generation,
+                offsets: vec![(TopicPartition::new("t", 0), 9)],
+            };
+            Checker::new().on_client_parts(1, 7, "h", &client, "A", &ev, &mut model)
+        };
+        let mut records = vec![classic, tombstone.clone()];
+        records.extend(converted.iter().cloned());
+        records.push(c.clone());
+        judge(&records, 3).unwrap();
+        let v = judge(&records, 2).unwrap_err();
+        assert!(
+            v.detail
+                .contains("with generation 2, not its member epoch 3"),
+            "{}",
+            v.detail
+        );
+        // Accepted between the tombstone and the member's records: neither group had it.
+        let v = judge(&[tombstone, c], 3).unwrap_err();
+        assert!(
+            v.detail
+                .contains("generation 3 while classic group g was at generation 0"),
+            "{}",
+            v.detail
+        );
     }
 
     #[test]

@@ -68,6 +68,40 @@ pub fn still_owner(group: &str, item: &str, old: &ClientState, model: &Model) ->
     ))
 }
 
+/// Whether `group` is a consumer group now, per the committed records (a group converted from or
+/// to a classic group by online migration changes type with its records).
+pub fn is_consumer_group(group: &str, model: &Model) -> bool {
+    model.consumer.get(group).is_some_and(|g| g.exists)
+}
+
+/// Fenced commits of a classic member inside a consumer group: Kafka 4.4's
+/// `ConsumerGroup.validateOffsetCommit` holds a member using the classic protocol to its exact
+/// member epoch (its generation), with no KIP-1251 leniency. `None` when the committer was not
+/// a member of the consumer group just before the write (the classic group's records judge it).
+pub fn check_accepted_classic_member(
+    at_ms: i64,
+    where_: &str,
+    group: &str,
+    member_id: &str,
+    generation: i32,
+    pos: i64,
+    model: &Model,
+) -> Option<Result<(), Violation>> {
+    let g = model.consumer.get(group)?;
+    let snap = g.member_at(member_id, pos).filter(|s| s.present)?;
+    if generation == snap.epoch {
+        return Some(Ok(()));
+    }
+    Some(Err(commit_violation(
+        at_ms,
+        format!(
+            "{where_} was accepted from classic member {member_id} of consumer group {group} \
+             with generation {generation}, not its member epoch {}",
+            snap.epoch
+        ),
+    )))
+}
+
 /// `topic-p` back to a partition.
 fn item_partition(item: &str) -> Option<TopicPartition> {
     let (topic, p) = item.rsplit_once('-')?;
@@ -456,6 +490,45 @@ mod tests {
     fn commit(m: &Model, member: &str, epoch: i32, partition: i32) -> Result<(), Violation> {
         let offsets = [(TopicPartition::new("orders", partition), 10)];
         check_accepted(1, "commit", "g", member, epoch, &offsets, &write(100), m)
+    }
+
+    #[test]
+    fn classic_member_commits_need_its_exact_member_epoch() {
+        // A classic member inside the consumer group (online migration) at epoch 5, holding
+        // orders-0 since epoch 3: KIP-1251's leniency is for consumer-protocol members only.
+        let m = model(&[
+            Record::ConsumerGroupMetadata {
+                key: ConsumerGroupKey {
+                    group_id: "g".into(),
+                },
+                value: Some(ConsumerGroupMetadataValue {
+                    epoch: 5,
+                    metadata_hash: 0,
+                }),
+            },
+            subscribe("A"),
+            assignment("A", 5, &[(0, 3), (1, 5)]),
+        ]);
+        assert!(is_consumer_group("g", &m));
+        assert!(!is_consumer_group("h", &m));
+        let judge = |member: &str, generation: i32| {
+            check_accepted_classic_member(1, "commit", "g", member, generation, 100, &m)
+        };
+        assert_eq!(judge("A", 5), Some(Ok(())));
+        let stale = judge("A", 4).unwrap().unwrap_err();
+        assert_eq!(stale.invariant, Invariant::FencedCommitRejected);
+        assert!(
+            stale.detail.contains(
+                "classic member A of consumer group g with generation 4, not its member epoch 5"
+            ),
+            "{}",
+            stale.detail
+        );
+        assert_eq!(
+            judge("B", 5),
+            None,
+            "not a member: the classic records judge it"
+        );
     }
 
     #[test]

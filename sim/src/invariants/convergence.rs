@@ -42,6 +42,9 @@ pub enum Expectation {
     /// A consumer-protocol group ([`super::consumer::converged`]).
     Consumer {
         group: String,
+        /// The process hosts expected to speak the classic protocol at the end (classic members
+        /// inside the consumer group, online migration); the others speak the consumer protocol.
+        classic_hosts: BTreeSet<String>,
         /// The subscribed topics.
         topics: Vec<String>,
         /// Subscribed topics that must exist by then.
@@ -220,6 +223,26 @@ pub fn check(
                 e.members()
             )
             .into());
+        }
+        // Each live member speaks the protocol its process ends with (a process switching
+        // protocols counts only once its new incarnation runs).
+        for (name, c) in &clients {
+            let expected = match e {
+                Expectation::Streams { .. } => ClientKind::StreamsMember,
+                Expectation::Classic { .. } => ClientKind::Consumer,
+                Expectation::Consumer { classic_hosts, .. } if classic_hosts.contains(&c.host) => {
+                    ClientKind::Consumer
+                }
+                Expectation::Consumer { .. } => ClientKind::AsyncConsumer,
+            };
+            if c.kind != expected {
+                return Err(format!(
+                    "group {}: {name} is a {:?} client, a {expected:?} one expected",
+                    e.group(),
+                    c.kind
+                )
+                .into());
+            }
         }
         if e.members() == 0 {
             // A group expected to end empty (its application shut down): the coordinator must

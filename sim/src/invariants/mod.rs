@@ -281,8 +281,10 @@ impl Checker {
                 died_unreleased_instance: false,
             });
         if state.stopped && !matches!(kind, ClientEvent::Stopped { .. }) {
-            // A new incarnation of a restarted process (same client name).
+            // A new incarnation of a restarted process (same client name), which may speak the
+            // other protocol (a consumer group's rolling upgrade or downgrade).
             state.stopped = false;
+            state.kind = client.kind;
             state.epoch = 0;
             state.state = "UNSUBSCRIBED";
             state.host = host.to_string();

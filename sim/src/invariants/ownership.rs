@@ -66,6 +66,12 @@ pub fn check_exclusive(
                     g.epoch
                 )
             }),
+        // A classic member inside a consumer group (online migration, Kafka's
+        // `classicGroupJoinToConsumerGroup`): the consumer group's records decide, as for its
+        // consumer-protocol members; a classic member reports its revocation by rejoining.
+        ClientKind::Consumer if super::consumer::is_consumer_group(group, model) => {
+            super::consumer::still_owner(group, item, old, model)
+        }
         ClientKind::Consumer => model.classic.get(group).and_then(|g| {
             (g.generation == old.owned_epoch && g.is_member(&old.member_id)).then(|| {
                 format!(
