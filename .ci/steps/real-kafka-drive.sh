@@ -4,9 +4,11 @@
 # a client-fault one (classic-static-rolling-bounce), each on a fresh cluster started and stopped by
 # `regroup drive --cluster real-kafka`, at half the scenario's timings; and rude-admin, whose CreateTopics
 # answers (conformance/real_kafka/rude-admin.jsonl) the simulator is held to, held to the real cluster
-# again; and broker faults applied to the real nodes (below). Each must pass its own check and the
-# invariants drive runs. Skips with a notice when java or mvn is missing or the cluster's ports are
-# taken. About four and a half minutes here.
+# again; a consumer-protocol (KIP-848) group's zombie (consumer-zombie: a paused consumer held at
+# drive's proxies past its session, fenced and rejoining; 45 s here); and broker faults applied to
+# the real nodes (below). Each must pass its own check and the invariants drive runs. Skips with a
+# notice when java or mvn is missing or the cluster's ports are taken. About five minutes here
+# (4 min 40 s measured with the release binary, as root).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -36,7 +38,8 @@ fi
 # the controller (each broker its own user, an iptables rule on it) when this runs as root, with
 # iptables installed here if apt-get can. Both at the scenario's own timings: the brokers' 9 s session
 # is the cluster's, not scaled, and the faults must outlast it.
-runs=("streams-session-timeout 0.5" "classic-static-rolling-bounce 0.5" "rude-admin 0.5" "coordinator-crash-streams 1")
+runs=("streams-session-timeout 0.5" "classic-static-rolling-bounce 0.5" "rude-admin 0.5"
+  "consumer-zombie 0.5" "coordinator-crash-streams 1")
 if [ "$(id -u)" -eq 0 ]; then
   if ! command -v iptables >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
     apt-get install -y -q iptables >/dev/null 2>&1 || true

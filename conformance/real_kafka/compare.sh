@@ -2,7 +2,8 @@
 # The simulator next to real clusters, scenario by scenario: for each SCENARIO, `regroup run` (the
 # simulator), `regroup drive` against `regroup serve` (regroup's coordinator on real TCP, one broker,
 # in real time) and `regroup drive --cluster real-kafka` (Apache Kafka 4.4.0, a fresh cluster per
-# scenario), each with --json into OUT/SCENARIO.{sim,serve,kafka}.json; then the markdown table of
+# scenario), each with --json into OUT/SCENARIO.{sim,serve,kafka}.json (the driven runs' event logs
+# in OUT/SCENARIO.{serve,kafka}.trace.jsonl, to follow a difference); then the markdown table of
 # docs/real-kafka.md ("The simulator next to Kafka 4.4.0") from what OUT holds (compare_table.py).
 #
 #   conformance/real_kafka/compare.sh [--out DIR] [--time-scale X] [--regroup BIN] [--no-kafka]
@@ -57,14 +58,16 @@ if [ "$table_only" -eq 0 ]; then
             serve_pid=$!
             for _ in $(seq 50); do grep -q "listening on" "$out/$s.serve.log" 2>/dev/null && break; sleep 0.1; done
             "$bin" drive "$s" --bootstrap "$advertised" --proxy "$advertised=$listen" \
-                --time-scale "$scale" --json >"$out/$s.serve.json" 2>"$out/$s.serve.err" || true
+                --time-scale "$scale" --json --trace "$out/$s.serve.trace.jsonl" \
+                >"$out/$s.serve.json" 2>"$out/$s.serve.err" || true
             kill -INT "$serve_pid" 2>/dev/null || true
             wait "$serve_pid" 2>/dev/null || true
         fi
         if [ "$kafka" -eq 1 ] && [ ! -s "$out/$s.kafka.json" ]; then
             echo "compare.sh: $s: Apache Kafka 4.4.0" >&2
             REGROUP_REAL_KAFKA="$here/cluster.sh" "$bin" drive "$s" --cluster real-kafka \
-                --time-scale "$scale" --json >"$out/$s.kafka.json" 2>"$out/$s.kafka.err" || true
+                --time-scale "$scale" --json --trace "$out/$s.kafka.trace.jsonl" \
+                >"$out/$s.kafka.json" 2>"$out/$s.kafka.err" || true
         fi
     done
 fi

@@ -3,7 +3,7 @@
     python3 conformance/real_kafka/compare_table.py DIR SCENARIO...
 
 One row per scenario: for the simulator (`sim`), regroup serve driven in real time (`serve`) and
-Apache Kafka 4.4.0 driven (`kafka`): the verdict, each group's final epoch (streams) or generation
+Apache Kafka 4.4.0 driven (`kafka`): the verdict, each group's final epoch (streams, consumer) or generation
 (classic) with its member count, and when the groups converged (scenario ms); then the faults drive
 skipped and the first violation, if any.
 """
@@ -24,7 +24,7 @@ def cell(v):
     if v is None:
         return "not run"
     groups = ", ".join(
-        f"{g['groupId']} {'e' if g['type'] == 'streams' else 'g'}{g['epoch']}/{len(g['members'])}"
+        f"{g['groupId']} {'g' if g['type'] == 'classic' else 'e'}{g['epoch']}/{len(g['members'])}"
         for g in v.get("groups", [])
     )
     converged = v.get("convergedAtMs")

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::time::Duration;
 
+use protocol::messages::consumer_group_describe_response::DescribedGroup as DescribedConsumerGroup;
 use protocol::messages::describe_groups_response::DescribedGroup;
 use protocol::messages::leave_group_request::MemberIdentity;
 use protocol::messages::offset_delete_request::{
@@ -15,8 +16,9 @@ use protocol::messages::offset_delete_request::{
 use protocol::messages::offset_fetch_request::OffsetFetchRequestGroup;
 use protocol::messages::streams_group_describe_response::DescribedGroup as DescribedStreamsGroup;
 use protocol::messages::{
-    DeleteGroupsRequest, DescribeGroupsRequest, LeaveGroupRequest, ListGroupsRequest,
-    OffsetDeleteRequest, OffsetFetchRequest, StrBytes, StreamsGroupDescribeRequest,
+    ConsumerGroupDescribeRequest, DeleteGroupsRequest, DescribeGroupsRequest, LeaveGroupRequest,
+    ListGroupsRequest, OffsetDeleteRequest, OffsetFetchRequest, StrBytes,
+    StreamsGroupDescribeRequest,
 };
 use protocol::net::Net;
 use protocol::{Api, ErrorCode, Request, Response};
@@ -300,6 +302,34 @@ impl<N: Net> Admin<N> {
                 .await
             {
                 Ok(Response::StreamsGroupDescribe(r)) => match r.groups.into_iter().next() {
+                    Some(g) => {
+                        let message = g.error_message.as_ref().map(|m| m.to_string());
+                        classify(code(g.error_code), message.as_deref(), || g)
+                    }
+                    None => Attempt::Fail(AdminError::Unexpected("no group in the answer".into())),
+                },
+                Ok(other) => Attempt::Fail(AdminError::Unexpected(format!("{:?}", other.api()))),
+                Err(f) => Self::transport(f),
+            }
+        })
+        .await
+    }
+
+    /// ConsumerGroupDescribe of one consumer-protocol group (KIP-848; Kafka's
+    /// `KafkaAdminClient.describeConsumerGroups`, which sends it to the group's coordinator).
+    pub async fn describe_consumer_group(
+        &self,
+        group_id: &str,
+    ) -> Result<DescribedConsumerGroup, AdminError> {
+        self.with_coordinator(group_id, |node| async move {
+            let request =
+                ConsumerGroupDescribeRequest::default().with_group_ids(vec![s(group_id).into()]);
+            match self
+                .client
+                .send(&node.broker, Request::ConsumerGroupDescribe(request))
+                .await
+            {
+                Ok(Response::ConsumerGroupDescribe(r)) => match r.groups.into_iter().next() {
                     Some(g) => {
                         let message = g.error_message.as_ref().map(|m| m.to_string());
                         classify(code(g.error_code), message.as_deref(), || g)

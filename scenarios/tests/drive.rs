@@ -2,7 +2,8 @@
 //! and faults in real time (time-scaled to a quarter), judged by the invariants the clients can
 //! see, convergence against the described groups and the scenario's own check. One client-fault
 //! scenario, one network-fault scenario through drive's proxy (serve advertising it), the same
-//! network fault skipped without a proxy, and the usage errors. Every wait is bounded.
+//! network fault skipped without a proxy, two consumer-protocol (KIP-848) scenarios (a cold start,
+//! a zombie through the proxy), and the usage errors. Every wait is bounded.
 
 mod serve_support;
 
@@ -207,6 +208,71 @@ fn an_isolated_streams_process_expires_and_is_fenced_through_the_proxy() {
         .map(|m| m["activeTasks"].as_array().unwrap().len())
         .sum();
     assert_eq!(tasks, 6, "{g:#}");
+}
+
+/// The final consumer group `payments` of a consumer-protocol scenario: `members` members, each
+/// at the group epoch, the 6 partitions of `orders` owned once. Returns the group epoch.
+fn payments_settled(v: &Value, members: usize) -> i64 {
+    let g = &v["groups"][0];
+    assert_eq!(g["groupId"], "payments", "{v:#}");
+    assert_eq!(g["type"], "consumer", "{g:#}");
+    let epoch = g["epoch"].as_i64().unwrap();
+    let list = g["members"].as_array().unwrap();
+    assert_eq!(list.len(), members, "{g:#}");
+    assert!(
+        list.iter().all(|m| m["epoch"].as_i64() == Some(epoch)),
+        "{g:#}"
+    );
+    let mut owned: Vec<&str> = list
+        .iter()
+        .flat_map(|m| m["partitions"].as_array().unwrap())
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    owned.sort();
+    assert_eq!(
+        owned,
+        (0..6).map(|p| format!("orders-{p}")).collect::<Vec<_>>(),
+        "{g:#}"
+    );
+    epoch
+}
+
+#[test]
+fn a_consumer_protocol_group_cold_starts_against_serve() {
+    let (_server, bootstrap, _) = serve_for("consumer-cold-start", false);
+    let (code, v) = drive_json("consumer-cold-start", &bootstrap, None);
+    // The scenario's check: 3 members, 2 partitions each, one join each, no fencing, commits.
+    assert_eq!(code, 0, "{v:#}");
+    assert_eq!(v["verdict"], "passed", "{v:#}");
+    let epoch = payments_settled(&v, 3);
+    // Three joins, each a bump of its own (the first writes epoch 2): epoch 4, as in the
+    // simulator (`regroup run consumer-cold-start`).
+    assert_eq!(epoch, 4, "{v:#}");
+    let members = v["groups"][0]["members"].as_array().unwrap();
+    assert!(
+        members
+            .iter()
+            .all(|m| m["partitions"].as_array().unwrap().len() == 2),
+        "{members:#?}"
+    );
+    assert!(v["drive"]["observerRounds"].as_u64().unwrap() > 0);
+    assert!(v["drive"]["observerError"].is_null(), "{v:#}");
+}
+
+#[test]
+fn a_paused_consumer_protocol_member_is_fenced_through_the_proxy() {
+    let (_server, bootstrap, proxy) = serve_for("consumer-zombie", true);
+    let proxy = proxy.unwrap();
+    let (code, v) = drive_json("consumer-zombie", &bootstrap, Some(&proxy));
+    // The scenario's check: the paused member's session expires (an epoch bump while it is
+    // held), it is fenced when it resumes and rejoins with the same member id.
+    assert_eq!(code, 0, "{v:#}");
+    assert_eq!(v["verdict"], "passed", "{v:#}");
+    assert_eq!(v["faults"]["pause"]["injected"], 1);
+    assert_eq!(v["faults"]["pause"]["skipped"], 0);
+    // 3 joins, the expiry and the rejoin: at least 5 bumps.
+    let epoch = payments_settled(&v, 3);
+    assert!(epoch >= 5, "{v:#}");
 }
 
 #[test]

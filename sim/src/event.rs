@@ -170,12 +170,14 @@ pub enum AdminAnswer {
     },
 }
 
-/// A described group: DescribeGroups (classic: the epochs are -1, it has no generation field) or
-/// StreamsGroupDescribe (`epoch` is the group epoch, `assignment_epoch` the target assignment's).
+/// A described group: DescribeGroups (classic: the epochs are -1, it has no generation field),
+/// StreamsGroupDescribe or ConsumerGroupDescribe (`epoch` is the group epoch, `assignment_epoch`
+/// the target assignment's).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DescribedGroupView {
-    /// `classic` (DescribeGroups) or `streams` (StreamsGroupDescribe).
+    /// `classic` (DescribeGroups), `streams` (StreamsGroupDescribe) or `consumer`
+    /// (ConsumerGroupDescribe, drive's observer only).
     pub group_type: &'static str,
     pub error: &'static str,
     pub state: String,

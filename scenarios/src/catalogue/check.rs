@@ -75,23 +75,23 @@ impl<'a> View<'a> {
             .ok_or_else(|| format!("group {group} is not in the final state"))
     }
 
-    /// In a driven run, the epochs (streams) or generations (classic) of `group` as they were
-    /// seen, in time order, each only when higher than every one before (the committed epoch
-    /// never goes down): a streams group's epoch as drive's observer described it and as its
-    /// members moved to it; a classic group's generations its consumers got an assignment in
+    /// In a driven run, the epochs (streams and consumer groups: `epochs`) or generations
+    /// (classic) of `group` as they were seen, in time order, each only when higher than every
+    /// one before (the committed epoch never goes down): a streams or consumer group's epoch as
+    /// drive's observer described it and as its members moved to it; a classic group's generations its consumers got an assignment in
     /// (DescribeGroups has no generation). Bumps that no description caught and no member reached
     /// are missing.
-    pub fn observed_epochs(&self, group: &str, streams: bool) -> Vec<(i64, i32)> {
+    pub fn observed_epochs(&self, group: &str, epochs: bool) -> Vec<(i64, i32)> {
         let mut out: Vec<(i64, i32)> = Vec::new();
         for e in self.log() {
             let epoch = match &e.kind {
                 SimEventKind::Harness(HarnessEvent::GroupDescribed {
                     group: g, epoch, ..
-                }) if g == group && streams => Some(*epoch),
+                }) if g == group && epochs => Some(*epoch),
                 SimEventKind::Client { client, kind, .. } if client.group_id == group => match kind
                 {
-                    ClientKind::EpochChanged { to, .. } if streams => Some(*to),
-                    ClientKind::OwnedPartitions { generation, .. } if !streams => Some(*generation),
+                    ClientKind::EpochChanged { to, .. } if epochs => Some(*to),
+                    ClientKind::OwnedPartitions { generation, .. } if !epochs => Some(*generation),
                     _ => None,
                 },
                 _ => None,

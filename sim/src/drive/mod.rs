@@ -1,8 +1,9 @@
 //! `regroup drive`: a scenario's clients and faults against a real cluster, in real time.
 //!
-//! The same client models as the simulator (streams processes, classic consumers, the admin
-//! host), with the same configurations ([`crate::cluster::streams_config`], ...) and the same
-//! host software ([`crate::cluster::run_streams_host`], ...), run on real TCP ([`net::DriveNet`])
+//! The same client models as the simulator (streams processes, classic consumers,
+//! consumer-protocol consumers, the admin host), with the same configurations
+//! ([`crate::cluster::streams_config`], ...) and the same host software
+//! ([`crate::cluster::run_streams_host`], ...), run on real TCP ([`net::DriveNet`])
 //! against any Kafka-compatible cluster; the same run loop, fault schedule, bookkeeping and
 //! convergence deadline ([`crate::runner::run_on`] over [`DriveBackend`]); the same observer
 //! ([`crate::hub::Hub`]) and per-event client checks, minus those that need the brokers'
@@ -41,9 +42,9 @@ use tokio::task::{JoinHandle, LocalSet};
 
 use crate::cluster::{
     ADMIN_HOST, AdminCommand, AdminContext, CONTROLLER_HOST, HostResult, ProcessContext,
-    ProcessControl, ProcessInfo, SetupError, broker_host, broker_id_of, consumer_configs,
-    process_host, process_state_dir, run_admin_host, run_classic_host, run_streams_host,
-    scenario_topics, streams_config,
+    ProcessControl, ProcessInfo, SetupError, async_consumer_configs, broker_host, broker_id_of,
+    consumer_configs, process_host, process_state_dir, run_admin_host, run_classic_host,
+    run_consumer_host, run_streams_host, scenario_topics, streams_config,
 };
 use crate::faults::{FaultKind, FaultSchedule};
 use crate::hub::Hub;
@@ -52,7 +53,7 @@ use crate::links::LinkCall;
 use crate::runner::{Backend, GroupSummary, LinkUse, RunOptions, RunOutcome, run_on, summarize};
 use crate::seed;
 use crate::spec::ClusterSpec;
-use described::Observed;
+use described::{GroupKind, Observed};
 use net::{DriveNet, client_source};
 use proxy::{Proxies, ProxySpec};
 
@@ -260,13 +261,6 @@ impl DriveBackend {
         config: &DriveConfig,
     ) -> Result<Self, SetupError> {
         crate::cluster::validate(&spec)?;
-        if let Some(g) = spec.consumer_groups.first() {
-            return Err(setup(format!(
-                "consumer group {}: drive does not run consumer-protocol groups yet (no process \
-                 host for them and no observed-only checks; docs/simulation.md)",
-                g.group_id
-            )));
-        }
         if config.bootstrap.is_empty() {
             return Err(setup("no bootstrap address"));
         }
@@ -376,15 +370,23 @@ impl DriveBackend {
                 );
             }
         }
-        for g in &spec.classic_groups {
-            for i in 0..g.processes {
-                let host = process_host(&g.group_id, i);
+        let classic = spec
+            .classic_groups
+            .iter()
+            .map(|g| (&g.group_id, g.processes));
+        let consumer = spec
+            .consumer_groups
+            .iter()
+            .map(|g| (&g.group_id, g.processes));
+        for (group, count) in classic.chain(consumer) {
+            for i in 0..count {
+                let host = process_host(group, i);
                 hosts.push(host.clone());
                 processes.insert(
                     host.clone(),
                     ProcessInfo {
                         host,
-                        group: g.group_id.clone(),
+                        group: group.clone(),
                         index: i,
                         control: ProcessControl::default(),
                     },
@@ -440,6 +442,7 @@ impl DriveBackend {
             .iter()
             .map(|a| a.application_id.clone())
             .chain(self.spec.classic_groups.iter().map(|g| g.group_id.clone()))
+            .chain(self.spec.consumer_groups.iter().map(|g| g.group_id.clone()))
             .collect();
         let longest = self
             .spec
@@ -449,6 +452,12 @@ impl DriveBackend {
             .chain(
                 self.spec
                     .classic_groups
+                    .iter()
+                    .map(|g| g.session_timeout_ms),
+            )
+            .chain(
+                self.spec
+                    .consumer_groups
                     .iter()
                     .map(|g| g.session_timeout_ms),
             )
@@ -600,22 +609,48 @@ impl DriveBackend {
                 );
             }
         }
+        for g in self.spec.consumer_groups.clone() {
+            for i in 0..g.processes {
+                let host = process_host(&g.group_id, i);
+                let ctx = self.process_context(&host, seed, &ready, &bootstrap);
+                let configs = async_consumer_configs(&g, i, &host);
+                let dormant = g.dormant.contains(&i);
+                let net = self.client_net(&host);
+                self.factories.insert(
+                    host,
+                    Rc::new(move || {
+                        Box::pin(run_consumer_host(
+                            net.clone(),
+                            ctx.clone(),
+                            configs.clone(),
+                            dormant,
+                        ))
+                    }),
+                );
+            }
+        }
         for host in self.hosts.clone() {
             if self.factories.contains_key(&host) {
                 self.spawn_host(&host);
             }
         }
         // The observer, straight to the brokers.
-        let groups: Vec<(String, bool)> = self
+        let groups: Vec<(String, GroupKind)> = self
             .spec
             .streams_apps
             .iter()
-            .map(|a| (a.application_id.clone(), true))
+            .map(|a| (a.application_id.clone(), GroupKind::Streams))
             .chain(
                 self.spec
                     .classic_groups
                     .iter()
-                    .map(|g| (g.group_id.clone(), false)),
+                    .map(|g| (g.group_id.clone(), GroupKind::Classic)),
+            )
+            .chain(
+                self.spec
+                    .consumer_groups
+                    .iter()
+                    .map(|g| (g.group_id.clone(), GroupKind::Consumer)),
             )
             .collect();
         let net = DriveNet::new(self.start).with_redirect(self.redirect.clone());
@@ -1012,7 +1047,7 @@ impl Backend for DriveBackend {
 /// Multiplies a scenario's timings by `factor` (in (0, 1] to shrink them): the groups' session
 /// timeouts, heartbeat and commit intervals, rebalance timeouts, initial delays and request
 /// timeouts, the coordinator's `group.*.ms` configs (the classic initial rebalance delay, 3 s by
-/// default, and the streams assignment interval, 1 s by default, included), the fault windows (start, length, added latency), and the run's own bounds (the
+/// default, and the streams and consumer assignment intervals, 1 s by default, included), the fault windows (start, length, added latency), and the run's own bounds (the
 /// convergence bound, the minimum duration, the settle period). What the cluster decides alone
 /// (broker sessions, the brokers' timers and defaults) is not the scenario's to scale: the default
 /// convergence bound is computed from the scaled groups with the broker's unscaled session.
@@ -1046,6 +1081,16 @@ pub fn scale_timings(
         g.auto_commit_interval_ms = ms(g.auto_commit_interval_ms);
         g.request_timeout_ms = request(g.request_timeout_ms);
     }
+    for g in &mut spec.consumer_groups {
+        g.session_timeout_ms = ms_i32(g.session_timeout_ms);
+        g.heartbeat_interval_ms = ms_i32(g.heartbeat_interval_ms);
+        g.max_poll_interval_ms = ms_i32(g.max_poll_interval_ms);
+        g.auto_commit_interval_ms = ms(g.auto_commit_interval_ms);
+        g.request_timeout_ms = request(g.request_timeout_ms);
+        for v in g.revocation_latency_ms.values_mut() {
+            *v = ms(*v);
+        }
+    }
     // The group coordinator's own timings the scenario relies on: the classic initial rebalance
     // delay (Kafka's default 3 s unless the scenario sets it) and any other `group.*.ms` config
     // the scenario sets.
@@ -1059,6 +1104,13 @@ pub fn scale_timings(
     if !spec.streams_apps.is_empty() {
         spec.broker_configs
             .entry("group.streams.assignment.interval.ms".into())
+            .or_insert_with(|| "1000".into());
+    }
+    // And a consumer group's (Kafka 4.4's `group.consumer.assignment.interval.ms`, 1 s by
+    // default): its target assignment is computed at most that often too.
+    if !spec.consumer_groups.is_empty() {
+        spec.broker_configs
+            .entry("group.consumer.assignment.interval.ms".into())
             .or_insert_with(|| "1000".into());
     }
     for (k, v) in spec.broker_configs.iter_mut() {
@@ -1083,32 +1135,47 @@ pub fn scale_timings(
 
 /// The broker and group configs a scenario assumes of the cluster it runs on, by Kafka's names:
 /// its own broker configs, the lowered bounds its groups need
-/// ([`crate::cluster::scenario_broker_defaults`]), and its streams applications' group configs
-/// as broker-wide defaults (`group.streams.session.timeout.ms`, ...) when the applications agree
-/// on them (`Err` names a config they disagree on: it can only be set per group).
+/// ([`crate::cluster::scenario_broker_defaults`]), and its streams applications' and consumer
+/// groups' group configs as broker-wide defaults (`group.streams.session.timeout.ms`,
+/// `group.consumer.heartbeat.interval.ms`, ...) when the groups agree on them (`Err` names a
+/// config they disagree on: it can only be set per group).
 pub fn assumed_broker_configs(spec: &ClusterSpec) -> Result<BTreeMap<String, String>, String> {
     let mut out: BTreeMap<String, String> = spec.broker_configs.clone();
     for (k, v) in crate::cluster::scenario_broker_defaults(spec) {
         out.insert(k.to_string(), v);
     }
+    // Each group's configs (Kafka's GROUP resource names), broker-wide as `group.<name>`.
+    let per_group = spec
+        .streams_apps
+        .iter()
+        .map(|app| {
+            (
+                &app.application_id,
+                crate::cluster::streams_group_configs(app).to_vec(),
+            )
+        })
+        .chain(spec.consumer_groups.iter().map(|g| {
+            (
+                &g.group_id,
+                crate::cluster::consumer_group_configs(g).to_vec(),
+            )
+        }));
     let mut group: BTreeMap<String, (String, String)> = BTreeMap::new();
-    for app in &spec.streams_apps {
-        for (k, v) in crate::cluster::streams_group_configs(app) {
+    for (id, configs) in per_group {
+        for (k, v) in configs {
             let key = format!("group.{k}");
             if spec.broker_configs.contains_key(&key) {
                 continue;
             }
             match group.get(&key) {
-                Some((first, app0)) if *first != v => {
+                Some((first, id0)) if *first != v => {
                     return Err(format!(
-                        "{key}: application {app0} wants {first}, {} wants {v} (a per-group \
-                         config)",
-                        app.application_id
+                        "{key}: group {id0} wants {first}, {id} wants {v} (a per-group config)"
                     ));
                 }
                 Some(_) => {}
                 None => {
-                    group.insert(key, (v, app.application_id.clone()));
+                    group.insert(key, (v, id.clone()));
                 }
             }
         }
@@ -1181,7 +1248,7 @@ fn unscale_text(text: &str, factor: f64) -> String {
 mod tests {
     use super::*;
     use crate::faults::{FaultWindow, HostRef};
-    use crate::spec::{ClassicGroupSpec, StreamsAppSpec};
+    use crate::spec::{ClassicGroupSpec, ConsumerGroupSpec, StreamsAppSpec};
     use members::streams::topology::{Subtopology, Topology};
 
     fn spec() -> ClusterSpec {
@@ -1362,6 +1429,46 @@ mod tests {
         assert_eq!(outcome.converged_at_ms, Some(36_000));
         assert_eq!(outcome.convergence_bound_ms, 60_000);
         assert_eq!(outcome.violations[0].at_ms, 10_000);
+    }
+
+    #[test]
+    fn a_consumer_groups_timings_and_group_configs_are_scaled_and_assumed() {
+        let group = ConsumerGroupSpec::new("payments", &["t"], 3, 1).with_dormant([2]);
+        let mut spec = ClusterSpec::default()
+            .with_topic("t", 6)
+            .with_consumer(group);
+        spec.consumer_groups[0]
+            .revocation_latency_ms
+            .insert(1, 4_000);
+        let mut schedule = FaultSchedule::new(Vec::new());
+        let mut options = RunOptions::new(1);
+        scale_timings(&mut spec, &mut schedule, &mut options, 0.5);
+        let g = &spec.consumer_groups[0];
+        // The catalogue's 10 s sessions and 1 s heartbeats, halved.
+        assert_eq!(g.session_timeout_ms, 5_000);
+        assert_eq!(g.heartbeat_interval_ms, 500);
+        assert_eq!(g.revocation_latency_ms[&1], 2_000);
+        // Kafka's 1 s consumer assignment interval, scaled with the rest.
+        assert_eq!(
+            spec.broker_configs["group.consumer.assignment.interval.ms"],
+            "500"
+        );
+        let configs = assumed_broker_configs(&spec).unwrap();
+        assert_eq!(configs["group.consumer.session.timeout.ms"], "5000");
+        assert_eq!(configs["group.consumer.min.session.timeout.ms"], "5000");
+        assert_eq!(configs["group.consumer.heartbeat.interval.ms"], "500");
+        assert_eq!(configs["group.consumer.min.heartbeat.interval.ms"], "500");
+        // Two consumer groups with different sessions need per-group configs.
+        let mut other = spec.consumer_groups[0].clone();
+        other.group_id = "refunds".into();
+        other.session_timeout_ms = 6_000;
+        spec.consumer_groups.push(other);
+        let e = assumed_broker_configs(&spec).unwrap_err();
+        assert_eq!(
+            e,
+            "group.consumer.session.timeout.ms: group payments wants 5000, refunds wants 6000 (a \
+             per-group config)"
+        );
     }
 
     #[test]

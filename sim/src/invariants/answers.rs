@@ -103,7 +103,11 @@ pub fn check_described(
     if (d.state == "Empty") != empty && d.state != "Dead" {
         return fail("a group is Empty exactly when it has no member".into());
     }
-    if d.group_type == "streams" {
+    // Streams and consumer-protocol groups share the state rule (`StreamsGroup` and
+    // `ConsumerGroup.maybeUpdateGroupState`): Assigning while the group epoch is ahead of the
+    // target assignment's, Stable only with every member reconciled to it; a consumer group has
+    // no NotReady.
+    if d.group_type == "streams" || d.group_type == "consumer" {
         if empty || d.state == "NotReady" {
             return Ok(());
         }
