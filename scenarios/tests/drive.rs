@@ -293,10 +293,19 @@ fn a_network_fault_without_a_proxy_is_skipped_with_its_reason() {
 
 #[test]
 fn bad_arguments_and_an_unreachable_cluster_exit_2() {
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 7] = [
         (
             &["drive", "no-such-scenario", "--bootstrap", "127.0.0.1:1"],
             "no scenario named",
+        ),
+        (
+            &[
+                "drive",
+                "consumer-mixed-members",
+                "--bootstrap",
+                "127.0.0.1:1",
+            ],
+            "drive does not run processes that speak the classic protocol in a consumer group",
         ),
         (&["drive", "cold-start-streams"], "--bootstrap"),
         (

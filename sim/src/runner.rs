@@ -245,6 +245,11 @@ pub trait Backend {
     fn pausable(&self, _host: &str) -> bool {
         false
     }
+    /// Why a consumer group's process cannot switch protocols here (`switch-protocol`), if it
+    /// cannot: drive runs each consumer-group process with the consumer protocol only.
+    fn protocol_switch_refusal(&self) -> Option<&'static str> {
+        None
+    }
     /// Stops (`true`) or resumes every thread of a [`Backend::pausable`] host. A paused host
     /// reads nothing and sends nothing; its peers see its connections open.
     fn pause_host(&mut self, _host: &str, _paused: bool) {}
@@ -1027,6 +1032,9 @@ impl<B: Backend> Driver<B> {
                 Ok(h)
             }
             FaultKind::SwitchProtocol { host, protocol } => {
+                if let Some(why) = self.cluster.protocol_switch_refusal() {
+                    return Err(why.to_string());
+                }
                 let hs = self.resolve(host)?;
                 let mut controls = Vec::new();
                 for h in &hs {

@@ -261,6 +261,17 @@ impl DriveBackend {
         config: &DriveConfig,
     ) -> Result<Self, SetupError> {
         crate::cluster::validate(&spec)?;
+        if let Some(g) = spec
+            .consumer_groups
+            .iter()
+            .find(|g| !g.classic_processes.is_empty())
+        {
+            return Err(setup(format!(
+                "consumer group {}: drive does not run processes that speak the classic protocol \
+                 in a consumer group (online migration; docs/simulation.md)",
+                g.group_id
+            )));
+        }
         if config.bootstrap.is_empty() {
             return Err(setup("no bootstrap address"));
         }
@@ -920,6 +931,13 @@ impl Backend for DriveBackend {
         for broker in std::mem::take(&mut self.cut) {
             self.cut_from_controller(&broker, false);
         }
+    }
+
+    fn protocol_switch_refusal(&self) -> Option<&'static str> {
+        Some(
+            "drive runs a consumer group's processes with the consumer protocol only (no \
+             migrating host: docs/simulation.md)",
+        )
     }
 
     fn pausable(&self, host: &str) -> bool {
