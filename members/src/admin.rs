@@ -288,30 +288,62 @@ impl<N: Net> Admin<N> {
         .await
     }
 
+    /// One describe request for `group_id` at its coordinator (`request`, built again for each
+    /// attempt), and the one group its answer holds (`groups` takes the api's answer apart, or
+    /// names the api that answered instead; `error` reads a group's error code and message).
+    async fn describe_one<G>(
+        &self,
+        group_id: &str,
+        request: impl Fn() -> Request,
+        groups: impl Fn(Response) -> Result<Vec<G>, Api>,
+        error: impl Fn(&G) -> (i16, Option<String>),
+    ) -> Result<G, AdminError> {
+        self.with_coordinator(group_id, |node| {
+            let (request, groups, error) = (&request, &groups, &error);
+            async move {
+                match self.client.send(&node.broker, request()).await {
+                    Ok(response) => match groups(response) {
+                        Ok(gs) => match gs.into_iter().next() {
+                            Some(g) => {
+                                let (c, message) = error(&g);
+                                classify(code(c), message.as_deref(), || g)
+                            }
+                            None => Attempt::Fail(AdminError::Unexpected(
+                                "no group in the answer".into(),
+                            )),
+                        },
+                        Err(api) => Attempt::Fail(AdminError::Unexpected(format!("{api:?}"))),
+                    },
+                    Err(f) => Self::transport(f),
+                }
+            }
+        })
+        .await
+    }
+
     /// StreamsGroupDescribe of one group.
     pub async fn describe_streams_group(
         &self,
         group_id: &str,
     ) -> Result<DescribedStreamsGroup, AdminError> {
-        self.with_coordinator(group_id, |node| async move {
-            let request =
-                StreamsGroupDescribeRequest::default().with_group_ids(vec![s(group_id).into()]);
-            match self
-                .client
-                .send(&node.broker, Request::StreamsGroupDescribe(request))
-                .await
-            {
-                Ok(Response::StreamsGroupDescribe(r)) => match r.groups.into_iter().next() {
-                    Some(g) => {
-                        let message = g.error_message.as_ref().map(|m| m.to_string());
-                        classify(code(g.error_code), message.as_deref(), || g)
-                    }
-                    None => Attempt::Fail(AdminError::Unexpected("no group in the answer".into())),
-                },
-                Ok(other) => Attempt::Fail(AdminError::Unexpected(format!("{:?}", other.api()))),
-                Err(f) => Self::transport(f),
-            }
-        })
+        self.describe_one(
+            group_id,
+            || {
+                Request::StreamsGroupDescribe(
+                    StreamsGroupDescribeRequest::default().with_group_ids(vec![s(group_id).into()]),
+                )
+            },
+            |response| match response {
+                Response::StreamsGroupDescribe(r) => Ok(r.groups),
+                other => Err(other.api()),
+            },
+            |g| {
+                (
+                    g.error_code,
+                    g.error_message.as_ref().map(|m| m.to_string()),
+                )
+            },
+        )
         .await
     }
 
@@ -321,25 +353,25 @@ impl<N: Net> Admin<N> {
         &self,
         group_id: &str,
     ) -> Result<DescribedConsumerGroup, AdminError> {
-        self.with_coordinator(group_id, |node| async move {
-            let request =
-                ConsumerGroupDescribeRequest::default().with_group_ids(vec![s(group_id).into()]);
-            match self
-                .client
-                .send(&node.broker, Request::ConsumerGroupDescribe(request))
-                .await
-            {
-                Ok(Response::ConsumerGroupDescribe(r)) => match r.groups.into_iter().next() {
-                    Some(g) => {
-                        let message = g.error_message.as_ref().map(|m| m.to_string());
-                        classify(code(g.error_code), message.as_deref(), || g)
-                    }
-                    None => Attempt::Fail(AdminError::Unexpected("no group in the answer".into())),
-                },
-                Ok(other) => Attempt::Fail(AdminError::Unexpected(format!("{:?}", other.api()))),
-                Err(f) => Self::transport(f),
-            }
-        })
+        self.describe_one(
+            group_id,
+            || {
+                Request::ConsumerGroupDescribe(
+                    ConsumerGroupDescribeRequest::default()
+                        .with_group_ids(vec![s(group_id).into()]),
+                )
+            },
+            |response| match response {
+                Response::ConsumerGroupDescribe(r) => Ok(r.groups),
+                other => Err(other.api()),
+            },
+            |g| {
+                (
+                    g.error_code,
+                    g.error_message.as_ref().map(|m| m.to_string()),
+                )
+            },
+        )
         .await
     }
 
@@ -349,24 +381,24 @@ impl<N: Net> Admin<N> {
         &self,
         group_id: &str,
     ) -> Result<DescribedGroup, AdminError> {
-        self.with_coordinator(group_id, |node| async move {
-            let request = DescribeGroupsRequest::default().with_groups(vec![s(group_id).into()]);
-            match self
-                .client
-                .send(&node.broker, Request::DescribeGroups(request))
-                .await
-            {
-                Ok(Response::DescribeGroups(r)) => match r.groups.into_iter().next() {
-                    Some(g) => {
-                        let message = g.error_message.as_ref().map(|m| m.to_string());
-                        classify(code(g.error_code), message.as_deref(), || g)
-                    }
-                    None => Attempt::Fail(AdminError::Unexpected("no group in the answer".into())),
-                },
-                Ok(other) => Attempt::Fail(AdminError::Unexpected(format!("{:?}", other.api()))),
-                Err(f) => Self::transport(f),
-            }
-        })
+        self.describe_one(
+            group_id,
+            || {
+                Request::DescribeGroups(
+                    DescribeGroupsRequest::default().with_groups(vec![s(group_id).into()]),
+                )
+            },
+            |response| match response {
+                Response::DescribeGroups(r) => Ok(r.groups),
+                other => Err(other.api()),
+            },
+            |g| {
+                (
+                    g.error_code,
+                    g.error_message.as_ref().map(|m| m.to_string()),
+                )
+            },
+        )
         .await
     }
 

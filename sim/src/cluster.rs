@@ -703,20 +703,16 @@ pub async fn run_classic_host<N: Net>(
     let observer = ctx.hub.client_observer(&ctx.host);
     let start = |ctx: &ProcessContext| {
         let mut rng = ctx.next_incarnation();
-        configs
-            .iter()
-            .enumerate()
-            .map(|(n, c)| {
-                Consumer::start(
-                    net.clone(),
-                    ctx.bootstrap.clone(),
-                    c.clone(),
-                    &format!("{}/consumer-{n}", ctx.host),
-                    &mut rng,
-                    observer.clone(),
-                )
-            })
-            .collect::<Vec<_>>()
+        start_each(&configs, &ctx.host, |c, name| {
+            Consumer::start(
+                net.clone(),
+                ctx.bootstrap.clone(),
+                c,
+                name,
+                &mut rng,
+                observer.clone(),
+            )
+        })
     };
     run_consumer_process(ctx, dormant, start).await
 }
@@ -733,20 +729,16 @@ pub async fn run_consumer_host<N: Net>(
     let observer = ctx.hub.client_observer(&ctx.host);
     let start = |ctx: &ProcessContext| {
         let mut rng = ctx.next_incarnation();
-        configs
-            .iter()
-            .enumerate()
-            .map(|(n, c)| {
-                AsyncConsumer::start(
-                    net.clone(),
-                    ctx.bootstrap.clone(),
-                    c.clone(),
-                    &format!("{}/consumer-{n}", ctx.host),
-                    &mut rng,
-                    observer.clone(),
-                )
-            })
-            .collect::<Vec<_>>()
+        start_each(&configs, &ctx.host, |c, name| {
+            AsyncConsumer::start(
+                net.clone(),
+                ctx.bootstrap.clone(),
+                c,
+                name,
+                &mut rng,
+                observer.clone(),
+            )
+        })
     };
     run_consumer_process(ctx, dormant, start).await
 }
@@ -768,34 +760,26 @@ pub async fn run_migrating_host<N: Net>(
     let start = |ctx: &ProcessContext| {
         let mut rng = ctx.next_incarnation();
         match protocol.get() {
-            GroupProtocol::Classic => classic
-                .iter()
-                .enumerate()
-                .map(|(n, c)| {
-                    AnyConsumer::Classic(Consumer::start(
-                        net.clone(),
-                        ctx.bootstrap.clone(),
-                        c.clone(),
-                        &format!("{}/consumer-{n}", ctx.host),
-                        &mut rng,
-                        observer.clone(),
-                    ))
-                })
-                .collect::<Vec<_>>(),
-            GroupProtocol::Consumer => consumer
-                .iter()
-                .enumerate()
-                .map(|(n, c)| {
-                    AnyConsumer::Consumer(AsyncConsumer::start(
-                        net.clone(),
-                        ctx.bootstrap.clone(),
-                        c.clone(),
-                        &format!("{}/consumer-{n}", ctx.host),
-                        &mut rng,
-                        observer.clone(),
-                    ))
-                })
-                .collect::<Vec<_>>(),
+            GroupProtocol::Classic => start_each(&classic, &ctx.host, |c, name| {
+                AnyConsumer::Classic(Consumer::start(
+                    net.clone(),
+                    ctx.bootstrap.clone(),
+                    c,
+                    name,
+                    &mut rng,
+                    observer.clone(),
+                ))
+            }),
+            GroupProtocol::Consumer => start_each(&consumer, &ctx.host, |c, name| {
+                AnyConsumer::Consumer(AsyncConsumer::start(
+                    net.clone(),
+                    ctx.bootstrap.clone(),
+                    c,
+                    name,
+                    &mut rng,
+                    observer.clone(),
+                ))
+            }),
         }
     };
     run_consumer_process_switching(ctx, dormant, start, |p| protocol.set(p)).await
@@ -896,15 +880,7 @@ async fn run_consumer_process_switching<C: HostedConsumer>(
                 }
                 ProcessCommand::Stop => {
                     if let Some(cs) = consumers.take() {
-                        for c in cs {
-                            c.close().await;
-                        }
-                        ctx.hub.harness(
-                            &ctx.host,
-                            HarnessEvent::ProcessStopped {
-                                process: ctx.host.clone(),
-                            },
-                        );
+                        close_all(&ctx, cs).await;
                     }
                 }
                 ProcessCommand::Start => {
@@ -916,15 +892,7 @@ async fn run_consumer_process_switching<C: HostedConsumer>(
                 ProcessCommand::SwitchProtocol { protocol, restart } => {
                     switch(protocol);
                     if let Some(cs) = consumers.take() {
-                        for c in cs {
-                            c.close().await;
-                        }
-                        ctx.hub.harness(
-                            &ctx.host,
-                            HarnessEvent::ProcessStopped {
-                                process: ctx.host.clone(),
-                            },
-                        );
+                        close_all(&ctx, cs).await;
                         if restart {
                             consumers = Some(start(&ctx));
                         }
@@ -934,6 +902,34 @@ async fn run_consumer_process_switching<C: HostedConsumer>(
         }
         ctx.control.notify.notified().await;
     }
+}
+
+/// One consumer per config of a process on `host`, each started by `start` with its config and
+/// its name (`<host>/consumer-<n>`), in config order.
+fn start_each<C: Clone, T>(
+    configs: &[C],
+    host: &str,
+    mut start: impl FnMut(C, &str) -> T,
+) -> Vec<T> {
+    configs
+        .iter()
+        .enumerate()
+        .map(|(n, c)| start(c.clone(), &format!("{host}/consumer-{n}")))
+        .collect()
+}
+
+/// Closes an incarnation's consumers (each commits and leaves as its protocol does) and says the
+/// process stopped.
+async fn close_all<C: HostedConsumer>(ctx: &ProcessContext, consumers: Vec<C>) {
+    for c in consumers {
+        c.close().await;
+    }
+    ctx.hub.harness(
+        &ctx.host,
+        HarnessEvent::ProcessStopped {
+            process: ctx.host.clone(),
+        },
+    );
 }
 
 /// The scenario's topics, as the admin host creates them before the processes start
