@@ -692,55 +692,29 @@ pub async fn run_streams_host<N: Net>(
     }
 }
 
-/// The software of a classic consumer process host, one incarnation (see [`run_streams_host`]).
+/// The software of a classic consumer process host, one incarnation (see [`run_streams_host`]):
+/// a [`run_migrating_host`] that speaks the classic protocol and is never switched.
 pub async fn run_classic_host<N: Net>(
     net: N,
     ctx: ProcessContext,
     configs: Vec<ConsumerConfig>,
     dormant: bool,
 ) -> HostResult {
-    ctx.wait_ready().await;
-    let observer = ctx.hub.client_observer(&ctx.host);
-    let start = |ctx: &ProcessContext| {
-        let mut rng = ctx.next_incarnation();
-        start_each(&configs, &ctx.host, |c, name| {
-            Consumer::start(
-                net.clone(),
-                ctx.bootstrap.clone(),
-                c,
-                name,
-                &mut rng,
-                observer.clone(),
-            )
-        })
-    };
-    run_consumer_process(ctx, dormant, start).await
+    let protocol = Rc::new(Cell::new(GroupProtocol::Classic));
+    run_migrating_host(net, ctx, configs, Vec::new(), protocol, dormant).await
 }
 
 /// The software of a consumer-protocol consumer process host, one incarnation (see
-/// [`run_streams_host`]).
+/// [`run_streams_host`]): a [`run_migrating_host`] that speaks the consumer protocol and is never
+/// switched.
 pub async fn run_consumer_host<N: Net>(
     net: N,
     ctx: ProcessContext,
     configs: Vec<AsyncConsumerConfig>,
     dormant: bool,
 ) -> HostResult {
-    ctx.wait_ready().await;
-    let observer = ctx.hub.client_observer(&ctx.host);
-    let start = |ctx: &ProcessContext| {
-        let mut rng = ctx.next_incarnation();
-        start_each(&configs, &ctx.host, |c, name| {
-            AsyncConsumer::start(
-                net.clone(),
-                ctx.bootstrap.clone(),
-                c,
-                name,
-                &mut rng,
-                observer.clone(),
-            )
-        })
-    };
-    run_consumer_process(ctx, dormant, start).await
+    let protocol = Rc::new(Cell::new(GroupProtocol::Consumer));
+    run_migrating_host(net, ctx, Vec::new(), configs, protocol, dormant).await
 }
 
 /// The software of a consumer group's process host, one incarnation (see [`run_streams_host`]):
@@ -782,7 +756,7 @@ pub async fn run_migrating_host<N: Net>(
             }),
         }
     };
-    run_consumer_process_switching(ctx, dormant, start, |p| protocol.set(p)).await
+    run_consumer_process(ctx, dormant, start, |p| protocol.set(p)).await
 }
 
 /// A consumer of either protocol.
@@ -844,19 +818,9 @@ impl HostedConsumer for AsyncConsumer {
 }
 
 /// The command loop of a consumer process host (classic or consumer protocol): `start` makes
-/// the incarnation's consumers; a dormant process starts them only when told to.
+/// the incarnation's consumers (a dormant process starts them only when told to), and `switch`
+/// sets the protocol the next `start` speaks.
 async fn run_consumer_process<C: HostedConsumer>(
-    ctx: ProcessContext,
-    dormant: bool,
-    start: impl Fn(&ProcessContext) -> Vec<C>,
-) -> HostResult {
-    // A process of one protocol only: nothing to switch to (the runner sends SwitchProtocol to
-    // consumer groups' processes only).
-    run_consumer_process_switching(ctx, dormant, start, |_| {}).await
-}
-
-/// [`run_consumer_process`], with `switch` setting the protocol the next `start` speaks.
-async fn run_consumer_process_switching<C: HostedConsumer>(
     ctx: ProcessContext,
     dormant: bool,
     start: impl Fn(&ProcessContext) -> Vec<C>,
